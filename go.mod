@@ -1,0 +1,3 @@
+module github.com/openrath/rath
+
+go 1.26

@@ -1,0 +1,67 @@
+package session
+
+import "fmt"
+
+// Candidate is one route a selector could have taken.
+type Candidate struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// NoRoute is the Choice of a selector that chose none of its candidates.
+const NoRoute = "none"
+
+// Decision is the body of a decision chunk: a selector's routing choice and
+// why it was made.
+type Decision struct {
+	Selector   string      `json:"selector"`
+	Candidates []Candidate `json:"candidates"`
+	Choice     string      `json:"choice"`
+	Reason     string      `json:"reason,omitempty"`
+	// ModelCall is the model_call chunk that produced the choice, if a model
+	// chose.
+	ModelCall ChunkID `json:"model_call,omitempty"`
+}
+
+func (*Decision) Kind() Kind { return KindDecision }
+
+func (d *Decision) validate() error {
+	if d.Choice == NoRoute {
+		return nil
+	}
+	for _, c := range d.Candidates {
+		if c.Name == d.Choice {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: decision of %q chose %q, not one of its candidates", ErrInvalid, d.Selector, d.Choice)
+}
+
+// Verdicts of an approval.
+const (
+	VerdictRequested = "requested"
+	VerdictApproved  = "approved"
+	VerdictRejected  = "rejected"
+)
+
+// Approval is the body of an approval chunk: a request for a human's or a
+// validator's verdict, or the verdict itself.
+type Approval struct {
+	// Subject says what is being judged: a tool call, a patch, a branch.
+	Subject string `json:"subject"`
+	CallID  string `json:"call_id,omitempty"`
+	Verdict string `json:"verdict"`
+	By      string `json:"by,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+func (*Approval) Kind() Kind { return KindApproval }
+
+func (a *Approval) validate() error {
+	switch a.Verdict {
+	case VerdictRequested, VerdictApproved, VerdictRejected:
+		return nil
+	}
+	return fmt.Errorf("%w: approval verdict %q", ErrInvalid, a.Verdict)
+}
+

@@ -1,0 +1,60 @@
+package session
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// normalizeTime is how Append stores times: UTC, microsecond precision (what
+// SQL timestamp columns keep), no monotonic reading.
+func normalizeTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// computeID returns the content address of c: SHA-256 over the RFC 8785
+// canonical JSON of the chunk without its "id" member. The parent id is a
+// member of that object, so the id covers the whole chain before it.
+func (c Chunk) computeID() (ChunkID, error) {
+	c.ID = ""
+	raw, err := json.Marshal(&c)
+	if err != nil {
+		return "", fmt.Errorf("%w: encode %s chunk: %v", ErrInvalid, c.Kind, err)
+	}
+	canon, err := AppendCanonicalJSON(nil, raw)
+	if err != nil {
+		return "", fmt.Errorf("%w: canonicalize %s chunk: %v", ErrInvalid, c.Kind, err)
+	}
+	return hashID(canon), nil
+}
+
+func hashID(canon []byte) ChunkID {
+	sum := sha256.Sum256(canon)
+	var out [len(chunkIDPrefix) + 64]byte
+	copy(out[:], chunkIDPrefix)
+	hex.Encode(out[len(chunkIDPrefix):], sum[:])
+	return ChunkID(out[:])
+}
+
+// Seal returns c as Append would store it after parent: tier and time
+// resolved, Parent set, ID computed. It is how other packages (the store,
+// importers) build chunks outside a Session.
+func Seal(parent ChunkID, c Chunk) (Chunk, error) {
+	if c.Tier == TierDefault {
+		c.Tier = c.Kind.DefaultTier()
+	}
+	if c.Time.IsZero() {
+		c.Time = time.Now()
+	}
+	c.Time = normalizeTime(c.Time)
+	c.Parent = parent
+	if err := c.Validate(); err != nil {
+		return Chunk{}, err
+	}
+	id, err := c.computeID()
+	if err != nil {
+		return Chunk{}, err
+	}
+	c.ID = id
+	return c, nil
+}

@@ -1,0 +1,140 @@
+package session
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+)
+
+// Side names one of the two sessions of a merge.
+type Side int
+
+// The sides of a.Merge(b): Ours is a, Theirs is b.
+const (
+	Ours Side = iota + 1
+	Theirs
+)
+
+// MergeOption adjusts Merge.
+type MergeOption func(*mergeConfig)
+
+type mergeConfig struct {
+	keep Side
+	op   string
+}
+
+// KeepPlacement resolves a placement conflict: the merged session is placed
+// where side was. Without it, merging sessions placed on different backends
+// or specs fails with ErrIncompatible.
+func KeepPlacement(side Side) MergeOption { return func(c *mergeConfig) { c.keep = side } }
+
+// MergeOp names the operation in the merged session's lineage (default
+// "merge"), for modules such as a parallel join that merge on their own
+// behalf.
+func MergeOp(op string) MergeOption { return func(c *mergeConfig) { c.op = op } }
+
+// Merge joins two branches. The result is their common prefix (found by
+// chunk id), then this session's suffix unchanged, then o's suffix re-chained
+// after it: each of those chunks gets a new parent and id and keeps its old
+// id as Origin. The result has a new id and merge lineage naming both
+// parents. Usage is that of the merged chain, so the shared prefix counts
+// once.
+//
+// Placements must be compatible (see Placement.Compatible) unless
+// KeepPlacement says which side wins; if the chain would otherwise end on the
+// other side's placement, a placement chunk restating the winner is appended.
+// Merge costs O(suffixes + log(prefix)), independent of the prefix length.
+func (s *Session) Merge(o *Session, opts ...MergeOption) (*Session, error) {
+	cfg := mergeConfig{op: "merge"}
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	ours, theirs := s.Placement(), o.Placement()
+	var want Placement
+	switch {
+	case cfg.keep == Ours:
+		want = ours
+	case cfg.keep == Theirs:
+		want = theirs
+	case !ours.Compatible(theirs):
+		return nil, fmt.Errorf("%w: merge %s (placed on %s) with %s (placed on %s): pass KeepPlacement to choose",
+			ErrIncompatible, s.id, describePlacement(ours), o.id, describePlacement(theirs))
+	case !ours.IsZero():
+		want = ours
+	default:
+		want = theirs
+	}
+
+	p := commonPrefix(s.t, o.t)
+	t := s.t
+	var head *entry
+	if t.n > 0 {
+		head = t.get(t.n - 1)
+	}
+	fastForward := p == s.t.n // our side added nothing: their chunks keep their ids
+	var err error
+	o.t.each(p, func(_ int, e *entry) bool {
+		if fastForward {
+			head = e
+		} else {
+			c := e.Chunk
+			c.Origin, c.Parent = c.ID, head.ID
+			if c.ID, err = c.computeID(); err != nil {
+				return false
+			}
+			head = newEntry(head, c)
+		}
+		t = t.push(head)
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("merge %s with %s: %w", s.id, o.id, err)
+	}
+	out := &Session{id: NewID(), t: t, lin: &Lineage{
+		Parents: []ID{s.id, o.id},
+		Op:      cfg.op,
+		Kind:    LineageMerge,
+		Extras: map[string]string{
+			"common_prefix": strconv.Itoa(p),
+			"ours":          strconv.Itoa(s.t.n - p),
+			"theirs":        strconv.Itoa(o.t.n - p),
+		},
+	}}
+	if got := out.Placement(); !want.IsZero() && !samePlacement(got, want) {
+		restated := want
+		return out.TryAppend(Of(&restated))
+	}
+	return out, nil
+}
+
+// commonPrefix returns how many leading chunks a and b share. Because an id
+// covers its whole chain, equal ids at index i imply equal chunks at every
+// index below i, so a binary search finds the boundary.
+func commonPrefix(a, b tree) int {
+	n := min(a.n, b.n)
+	// sort.Search finds the first k in [0,n] whose chunk differs; the chunks
+	// before it are shared.
+	return sort.Search(n, func(k int) bool {
+		ea, eb := a.get(k), b.get(k)
+		return ea != eb && ea.ID != eb.ID
+	})
+}
+
+func samePlacement(a, b Placement) bool {
+	return a.Backend == b.Backend && a.Spec.Equal(b.Spec) && a.SandboxID == b.SandboxID &&
+		a.TreeHash == b.TreeHash && a.ClonedFrom == b.ClonedFrom
+}
+
+func describePlacement(p Placement) string {
+	if p.IsZero() {
+		return "nothing"
+	}
+	s := p.Backend
+	if p.Spec.Image != "" {
+		s += " image " + p.Spec.Image
+	}
+	if p.Spec.Dir != "" {
+		s += " dir " + p.Spec.Dir
+	}
+	return s
+}

@@ -1,0 +1,94 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Tool error kinds recorded in ToolError.Kind. Tools and agents may add their
+// own; these are the ones the runtime itself produces.
+const (
+	ToolErrInvalidArgs = "invalid_arguments" // arguments malformed or schema-invalid
+	ToolErrUnknownTool = "unknown_tool"      // the model named no offered tool
+	ToolErrExecution   = "execution"         // the tool ran and failed
+	ToolErrTimeout     = "timeout"           // the tool ran out of time
+	ToolErrPolicy      = "policy"            // a policy refused the call
+	ToolErrRejected    = "rejected"          // a human or validator refused it
+	ToolErrInterrupted = "interrupted"       // the process died mid-call
+	ToolErrCanceled    = "canceled"          // the run was cancelled
+)
+
+// ToolError says why a tool call produced no result.
+type ToolError struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// Effect operations on workspace files.
+const (
+	EffectAdded    = "added"
+	EffectModified = "modified"
+	EffectDeleted  = "deleted"
+)
+
+// FileEffect is one change a tool made to its sandbox's workspace.
+type FileEffect struct {
+	Path string `json:"path"`
+	Op   string `json:"op"` // EffectAdded, EffectModified or EffectDeleted
+	// Before and After are "sha256:<hex>" content hashes; empty when the
+	// file did not exist on that side.
+	Before string `json:"before,omitempty"`
+	After  string `json:"after,omitempty"`
+	Size   int64  `json:"size,omitempty"`
+	// Diff is a unified diff for text files under the sandbox's size limit.
+	Diff   string `json:"diff,omitempty"`
+	Binary bool   `json:"binary,omitempty"`
+}
+
+// ToolResult is the body of a tool_result chunk: the full evidence of one
+// tool call.
+type ToolResult struct {
+	CallID string          `json:"call_id"`
+	Tool   string          `json:"tool"`
+	Args   json.RawMessage `json:"args,omitempty"`
+	// Content is the result as the model sees it, possibly truncated.
+	Content string     `json:"content,omitempty"`
+	Error   *ToolError `json:"error,omitempty"`
+	// FullSize and FullHash describe the untruncated result when Content was
+	// cut: its length in bytes and its "sha256:<hex>" hash.
+	FullSize  int64         `json:"full_size,omitempty"`
+	FullHash  string        `json:"full_hash,omitempty"`
+	Duration  time.Duration `json:"duration_ns,omitempty"`
+	SandboxID string        `json:"sandbox_id,omitempty"`
+	Effects   []FileEffect  `json:"effects,omitempty"`
+}
+
+func (*ToolResult) Kind() Kind { return KindToolResult }
+
+func (r *ToolResult) validate() error {
+	if r.Tool == "" {
+		return fmt.Errorf("%w: tool result for call %q names no tool", ErrInvalid, r.CallID)
+	}
+	for _, e := range r.Effects {
+		switch e.Op {
+		case EffectAdded, EffectModified, EffectDeleted:
+		default:
+			return fmt.Errorf("%w: workspace effect on %q has op %q", ErrInvalid, e.Path, e.Op)
+		}
+	}
+	return validRaw("tool result args", r.Args)
+}
+
+// ModelContent is the text a model is shown for this result: the content, or
+// for a failed call without content a small JSON object naming the error.
+func (r *ToolResult) ModelContent() string {
+	if r.Error == nil || r.Content != "" {
+		return r.Content
+	}
+	b, _ := json.Marshal(struct {
+		Error   string `json:"error"`
+		Message string `json:"message"`
+	}{r.Error.Kind, r.Error.Message})
+	return string(b)
+}
