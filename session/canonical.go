@@ -6,32 +6,32 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
 
-// This file implements RFC 8785, the JSON Canonicalization Scheme (JCS), as a
-// single recursive-descent pass over the input bytes. Output is written
-// straight into the destination slice; object members are emitted in input
-// order and then permuted in place once the object is complete, so no value
-// tree is ever built. Chunk hashing calls this on every chunk, hence the
-// attention to allocations: scratch state lives in a sync.Pool and the only
-// allocation in steady state is growing the caller's output buffer.
+// This file implements RFC 8785, the JSON Canonicalization Scheme (JCS), as
+// one recursive-descent pass over the input bytes. Output goes straight into
+// the destination slice; object members are written in input order and
+// permuted in place once the object is complete, so no value tree is built.
+// It runs on every chunk hash, hence the care about allocations: scratch
+// state is pooled, and in steady state the only allocation is the output.
 
-// ErrNotCanonicalizable is wrapped by every error returned from CanonicalJSON
-// and AppendCanonicalJSON: the input was not valid JSON (RFC 8259) or holds
-// something JCS cannot represent (invalid UTF-8, lone surrogates, duplicate
-// keys, numbers beyond float64 range).
+// ErrNotCanonicalizable is wrapped by every error from CanonicalJSON and
+// AppendCanonicalJSON: the input is not valid JSON (RFC 8259) or holds what
+// JCS cannot represent (invalid UTF-8, lone surrogates, duplicate keys,
+// numbers beyond float64 range).
 var ErrNotCanonicalizable = errors.New("session: JSON cannot be canonicalized")
 
-// maxCanonicalDepth bounds array/object nesting. It matches encoding/json's
-// limit, and keeps hostile input from exhausting the goroutine stack.
+// maxCanonicalDepth bounds array/object nesting, as encoding/json does, so
+// hostile input cannot exhaust the stack.
 const maxCanonicalDepth = 10000
 
 // CanonicalJSON returns the RFC 8785 (JCS) canonical form of the JSON text src.
 func CanonicalJSON(src []byte) ([]byte, error) {
-	// Canonical output is never longer than the input except for numbers
-	// such as 1e20 (which expand to 21 digits), so len(src) is a good guess.
+	// Canonical output is rarely longer than its input (only numbers such as
+	// 1e20 grow), so len(src) usually avoids any regrowth.
 	out, err := AppendCanonicalJSON(make([]byte, 0, len(src)), src)
 	if err != nil {
 		return nil, err
@@ -44,12 +44,12 @@ func CanonicalJSON(src []byte) ([]byte, error) {
 func AppendCanonicalJSON(dst, src []byte) ([]byte, error) {
 	c := jcsPool.Get().(*canonicalizer)
 	c.src, c.pos, c.depth, c.out = src, 0, 0, dst
-	c.members, c.keys = c.members[:0], c.keys[:0] // an earlier error may leave entries
+	c.members, c.keys = c.members[:0], c.keys[:0] // an error may leave entries
 	err := c.document()
 	out := c.out
 	c.src, c.out = nil, nil
 	// Do not let one huge document pin large scratch buffers forever.
-	if cap(c.tmp)+cap(c.keys)+cap(c.sbuf) <= 1<<16 && cap(c.members) <= 1<<10 {
+	if cap(c.keys)+cap(c.sbuf)+cap(c.tmp) <= 1<<16 && cap(c.members) <= 1<<10 {
 		jcsPool.Put(c)
 	}
 	if err != nil {
@@ -62,23 +62,22 @@ var jcsPool = sync.Pool{New: func() any { return new(canonicalizer) }}
 
 type canonicalizer struct {
 	src   []byte
-	pos   int
+	pos   int // next byte of src to read
 	depth int
 	out   []byte
 
-	members []jcsMember // stack of members of all open objects
-	keys    []byte      // unescaped keys that contained escapes (stack-like)
-	sbuf    []byte      // unescaped string values that contained escapes
-	tmp     []byte      // copy of an object body while members are reordered
+	members []jcsMember // members of all open objects, innermost last
+	keys    []byte      // unescaped keys of all open objects
+	sbuf    []byte      // unescaped string value
+	tmp     []byte      // object body being permuted
 }
 
-// jcsMember records one object member: its unescaped key (aliasing src or
-// c.keys; appends never overwrite bytes still referenced), where the key
-// started in src (for errors), and where `"key":value` sits in c.out.
+// jcsMember is an object member: its unescaped key is keys[keyStart:keyEnd],
+// its key began at src[keyOff] (for errors), and `"key":value` is
+// out[start:end]. Offsets rather than slices keep it pointer-free, which
+// makes it cheap to sort and invisible to the garbage collector.
 type jcsMember struct {
-	key        []byte
-	keyOff     int
-	start, end int
+	keyStart, keyEnd, keyOff, start, end int
 }
 
 func (c *canonicalizer) errorf(off int, format string, args ...any) error {
@@ -101,8 +100,7 @@ func (c *canonicalizer) document() error {
 	if err := c.value(); err != nil {
 		return err
 	}
-	c.skipSpace()
-	if c.pos != len(c.src) {
+	if c.skipSpace(); c.pos != len(c.src) {
 		return c.errorf(c.pos, "trailing data after JSON value")
 	}
 	return nil
@@ -118,18 +116,18 @@ func (c *canonicalizer) value() error {
 	case b == '[':
 		return c.array()
 	case b == '"':
-		raw, escaped, err := c.scanString()
-		if err != nil {
+		s, escaped, err := c.str(c.sbuf[:0])
+		switch {
+		case err != nil:
 			return err
+		case escaped:
+			c.sbuf = s
+			c.out = jcsAppendString(c.out, s)
+		default:
+			// Unescaped content was validated: no '"', '\\' or control
+			// characters, valid UTF-8. That is already canonical.
+			c.out = append(append(append(c.out, '"'), s...), '"')
 		}
-		if !escaped {
-			// Validated raw content needs no escaping: it holds no '"',
-			// '\\' or control characters and is valid UTF-8.
-			c.out = append(append(append(c.out, '"'), raw...), '"')
-			return nil
-		}
-		c.sbuf = jcsUnescape(c.sbuf[:0], raw)
-		c.out = jcsAppendString(c.out, c.sbuf)
 		return nil
 	case b == '-' || b >= '0' && b <= '9':
 		return c.number()
@@ -153,7 +151,7 @@ func (c *canonicalizer) literal(lit string) error {
 }
 
 // open consumes the '[' or '{' at c.pos, enforcing the depth limit, and
-// reports whether the container is empty (its closing byte is consumed too).
+// reports whether the container is empty (its closer is then consumed too).
 func (c *canonicalizer) open(closer byte) (empty bool, err error) {
 	if c.depth++; c.depth > maxCanonicalDepth {
 		return false, c.errorf(c.pos, "nesting deeper than %d levels", maxCanonicalDepth)
@@ -163,15 +161,15 @@ func (c *canonicalizer) open(closer byte) (empty bool, err error) {
 	c.skipSpace()
 	if c.pos < len(c.src) && c.src[c.pos] == closer {
 		c.pos++
-		c.out = append(c.out, closer)
 		c.depth--
+		c.out = append(c.out, closer)
 		return true, nil
 	}
 	return false, nil
 }
 
-// next consumes the separator after an element: it reports done once the
-// closer has been consumed, and leaves c.pos at the next element otherwise.
+// next consumes what follows an element: a ',' (leaving c.pos at the next
+// element) or the closer, in which case it reports done.
 func (c *canonicalizer) next(closer byte) (done bool, err error) {
 	c.skipSpace()
 	if c.pos >= len(c.src) {
@@ -198,13 +196,9 @@ func (c *canonicalizer) array() error {
 		if err := c.value(); err != nil {
 			return err
 		}
-		done, err := c.next(']')
-		if err != nil {
-			return err
-		}
-		if done {
+		if done, err := c.next(']'); done || err != nil {
 			c.out = append(c.out, ']')
-			return nil
+			return err
 		}
 		c.out = append(c.out, ',')
 	}
@@ -214,28 +208,25 @@ func (c *canonicalizer) object() error {
 	if empty, err := c.open('}'); empty || err != nil {
 		return err
 	}
-	base, keysBase := len(c.members), len(c.keys)
-	bodyStart := len(c.out)
+	base, keysBase, bodyStart := len(c.members), len(c.keys), len(c.out)
 	for {
 		if c.pos >= len(c.src) || c.src[c.pos] != '"' {
 			return c.errorf(c.pos, "expected string key in object")
 		}
-		m := jcsMember{keyOff: c.pos, start: len(c.out)}
-		raw, escaped, err := c.scanString()
-		if err != nil {
+		m := jcsMember{keyStart: len(c.keys), keyOff: c.pos, start: len(c.out)}
+		s, escaped, err := c.str(c.keys)
+		switch {
+		case err != nil:
 			return err
+		case escaped:
+			c.keys = s
+			c.out = jcsAppendString(c.out, s[m.keyStart:])
+		default:
+			c.keys = append(c.keys, s...)
+			c.out = append(append(append(c.out, '"'), s...), '"')
 		}
-		if escaped {
-			n := len(c.keys)
-			c.keys = jcsUnescape(c.keys, raw)
-			m.key = c.keys[n:len(c.keys):len(c.keys)]
-			c.out = jcsAppendString(c.out, m.key)
-		} else {
-			m.key = raw
-			c.out = append(append(append(c.out, '"'), raw...), '"')
-		}
-		c.skipSpace()
-		if c.pos >= len(c.src) || c.src[c.pos] != ':' {
+		m.keyEnd = len(c.keys)
+		if c.skipSpace(); c.pos >= len(c.src) || c.src[c.pos] != ':' {
 			return c.errorf(c.pos, "expected ':' after object key")
 		}
 		c.pos++
@@ -246,11 +237,9 @@ func (c *canonicalizer) object() error {
 		}
 		m.end = len(c.out)
 		c.members = append(c.members, m)
-		done, err := c.next('}')
-		if err != nil {
+		if done, err := c.next('}'); err != nil {
 			return err
-		}
-		if done {
+		} else if done {
 			break
 		}
 		c.out = append(c.out, ',')
@@ -261,29 +250,43 @@ func (c *canonicalizer) object() error {
 	return err
 }
 
-// sortMembers puts the object body c.out[bodyStart:] into JCS key order.
-// Canonical input is already sorted, so that case is detected in one pass
-// and costs no copying.
+// sortMembers puts the object body c.out[bodyStart:] into JCS key order and
+// rejects duplicate keys.
 func (c *canonicalizer) sortMembers(bodyStart int, ms []jcsMember) error {
-	sorted := true
-	for i := 1; i < len(ms); i++ {
-		if cmp := jcsCompareKeys(ms[i-1].key, ms[i].key); cmp == 0 {
-			return c.errorf(ms[i].keyOff, "duplicate key %q", ms[i].key)
-		} else if cmp > 0 {
-			sorted = false
+	keys := c.keys
+	key := func(m *jcsMember) []byte { return keys[m.keyStart:m.keyEnd] }
+	if len(ms) <= 16 {
+		// Insertion sort with the comparison inlined: objects are small,
+		// and it is linear on already sorted (canonical) input. A member
+		// stops next to the largest key not above its own, so if it has
+		// a duplicate, that is the key it stops at.
+		for i := 1; i < len(ms); i++ {
+			m, j := ms[i], i
+			for ; j > 0; j-- {
+				d := jcsCompareKeys(key(&ms[j-1]), key(&m))
+				if d == 0 {
+					return c.errorf(m.keyOff, "duplicate key %q", key(&m))
+				} else if d < 0 {
+					break
+				}
+				ms[j] = ms[j-1]
+			}
+			ms[j] = m
+		}
+	} else {
+		// Large objects: O(n log n), after which duplicates are adjacent.
+		slices.SortFunc(ms, func(a, b jcsMember) int { return jcsCompareKeys(key(&a), key(&b)) })
+		for i := 1; i < len(ms); i++ {
+			if string(key(&ms[i-1])) == string(key(&ms[i])) {
+				return c.errorf(max(ms[i-1].keyOff, ms[i].keyOff), "duplicate key %q", key(&ms[i]))
+			}
 		}
 	}
-	if sorted {
-		return nil
+	if slices.IsSortedFunc(ms, func(a, b jcsMember) int { return a.start - b.start }) {
+		return nil // already in order: nothing to move
 	}
-	slices.SortFunc(ms, func(a, b jcsMember) int { return jcsCompareKeys(a.key, b.key) })
-	for i := 1; i < len(ms); i++ {
-		if jcsCompareKeys(ms[i-1].key, ms[i].key) == 0 {
-			return c.errorf(max(ms[i-1].keyOff, ms[i].keyOff), "duplicate key %q", ms[i].key)
-		}
-	}
-	// Copy the body aside and write the members back in sorted order. The
-	// body has the same length afterwards, so c.out never reallocates here.
+	// Copy the body aside and write the members back in order. The body
+	// keeps its length, so c.out never reallocates here.
 	c.tmp = append(c.tmp[:0], c.out[bodyStart:]...)
 	c.out = c.out[:bodyStart]
 	for i, m := range ms {
@@ -295,51 +298,51 @@ func (c *canonicalizer) sortMembers(bodyStart int, ms []jcsMember) error {
 	return nil
 }
 
-// jcsCompareKeys orders valid UTF-8 strings by their UTF-16 code units, as RFC
-// 8785 requires. UTF-8 byte order equals code point order, which differs from
-// UTF-16 order only between U+E000..U+FFFF (lead byte 0xEE or 0xEF) and
-// supplementary characters (lead byte 0xF0..0xF4), which UTF-16 encodes with
+// jcsCompareKeys orders valid UTF-8 strings by their UTF-16 code units, as
+// RFC 8785 requires. UTF-8 byte order is code point order, which differs
+// from UTF-16 order only between U+E000..U+FFFF (lead byte 0xEE or 0xEF) and
+// supplementary characters (lead byte 0xF0..0xF4), which UTF-16 encodes as
 // surrogates 0xD800..0xDFFF and so sorts first. The first differing byte
-// decides; if it is a continuation byte, both runes share a lead byte and
-// byte order is already right.
+// decides; if it is a continuation byte, both runes share their lead byte
+// and byte order is right.
 func jcsCompareKeys(a, b []byte) int {
 	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		x, y := a[i], b[i]
-		if x == y {
-			continue
-		}
-		if x >= 0xEE && y >= 0xEE && (x >= 0xF0) != (y >= 0xF0) {
-			// One is U+E000..U+FFFF, the other supplementary: invert.
-			if x >= 0xF0 {
-				return -1
-			}
-			return 1
-		}
-		if x < y {
-			return -1
-		}
-		return 1
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
 	}
-	return len(a) - len(b)
+	if i == n {
+		return len(a) - len(b)
+	}
+	x, y := int(a[i]), int(b[i])
+	if x >= 0xEE && y >= 0xEE && (x >= 0xF0) != (y >= 0xF0) {
+		return y - x // one is U+E000..U+FFFF, the other supplementary
+	}
+	return x - y
 }
 
-// scanString validates the string at c.pos and returns its raw content
-// between the quotes; escaped reports whether it contains backslashes.
-func (c *canonicalizer) scanString() (raw []byte, escaped bool, err error) {
-	src := c.src
-	start := c.pos + 1
-	i := start
-	for i < len(src) {
-		b := src[i]
-		switch {
+// str consumes the string at c.pos, validating it. Without escapes it
+// returns the raw content between the quotes. With escapes it returns dst
+// with the unescaped content appended, and escaped is true.
+func (c *canonicalizer) str(dst []byte) (s []byte, escaped bool, err error) {
+	src, start := c.src, c.pos+1
+	i, lit := start, start // lit: start of literal bytes not yet in dst
+	for {
+		for i < len(src) && jcsPlain[src[i]] {
+			i++
+		}
+		if i >= len(src) {
+			return nil, false, c.errorf(len(src), "unterminated string starting at offset %d", c.pos)
+		}
+		switch b := src[i]; {
 		case b == '"':
 			c.pos = i + 1
-			return src[start:i], escaped, nil
+			if !escaped {
+				return src[start:i], false, nil
+			}
+			return append(dst, src[lit:i]...), true, nil
 		case b < 0x20:
 			return nil, false, c.errorf(i, "control character %q in string", b)
-		case b < utf8.RuneSelf && b != '\\':
-			i++
 		case b >= utf8.RuneSelf:
 			r, size := utf8.DecodeRune(src[i:])
 			if r == utf8.RuneError && size == 1 {
@@ -347,41 +350,58 @@ func (c *canonicalizer) scanString() (raw []byte, escaped bool, err error) {
 			}
 			i += size
 		default: // backslash
-			escaped = true
-			if i+1 >= len(src) {
-				return nil, false, c.errorf(i, "unterminated escape")
+			r, n, err := c.escape(i)
+			if err != nil {
+				return nil, false, err
 			}
-			switch src[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-				continue
-			case 'u':
-			default:
-				return nil, false, c.errorf(i, "invalid escape %q", src[i:i+2])
-			}
-			r, ok := jcsHex4(src[i+2:])
-			if !ok {
-				return nil, false, c.errorf(i, "invalid \\u escape")
-			}
-			switch {
-			case r >= 0xDC00 && r <= 0xDFFF:
-				return nil, false, c.errorf(i, "lone low surrogate \\u%04x", r)
-			case r >= 0xD800 && r <= 0xDBFF:
-				// Must be followed by an escaped low surrogate.
-				var lo rune
-				if len(src) > i+7 && src[i+6] == '\\' && src[i+7] == 'u' {
-					lo, _ = jcsHex4(src[i+8:])
-				}
-				if lo < 0xDC00 || lo > 0xDFFF {
-					return nil, false, c.errorf(i, "lone high surrogate \\u%04x", r)
-				}
-				i += 12
-			default:
-				i += 6
-			}
+			dst = utf8.AppendRune(append(dst, src[lit:i]...), r)
+			i += n
+			lit, escaped = i, true
 		}
 	}
-	return nil, false, c.errorf(len(src), "unterminated string starting at offset %d", c.pos)
+}
+
+// jcsPlain marks bytes a string may hold that need no checks: printable
+// ASCII other than '"' and '\\'.
+var jcsPlain = func() (t [256]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\'
+	}
+	return t
+}()
+
+// escape decodes the escape sequence starting with the backslash at src[i],
+// returning the rune and the sequence's length. A \u escape of a high
+// surrogate must be followed by one of a low surrogate; UTF-8 cannot carry
+// unpaired surrogates.
+func (c *canonicalizer) escape(i int) (rune, int, error) {
+	src := c.src
+	if i+1 >= len(src) {
+		return 0, 0, c.errorf(i, "unterminated escape")
+	}
+	if k := strings.IndexByte(`"\/bfnrt`, src[i+1]); k >= 0 {
+		return rune("\"\\/\b\f\n\r\t"[k]), 2, nil
+	}
+	if src[i+1] != 'u' {
+		return 0, 0, c.errorf(i, "invalid escape %q", src[i:i+2])
+	}
+	r, ok := jcsHex4(src[i+2:])
+	switch {
+	case !ok:
+		return 0, 0, c.errorf(i, "invalid \\u escape")
+	case r >= 0xDC00 && r <= 0xDFFF:
+		return 0, 0, c.errorf(i, "lone low surrogate \\u%04x", r)
+	case r >= 0xD800 && r <= 0xDBFF:
+		var lo rune
+		if len(src) > i+7 && src[i+6] == '\\' && src[i+7] == 'u' {
+			lo, _ = jcsHex4(src[i+8:])
+		}
+		if lo < 0xDC00 || lo > 0xDFFF {
+			return 0, 0, c.errorf(i, "lone high surrogate \\u%04x", r)
+		}
+		return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), 12, nil
+	}
+	return r, 6, nil
 }
 
 // jcsHex4 decodes the four hex digits at the start of b.
@@ -406,53 +426,10 @@ func jcsHex4(b []byte) (rune, bool) {
 	return r, true
 }
 
-// jcsUnescape appends the decoded form of raw, which scanString has validated.
-func jcsUnescape(dst, raw []byte) []byte {
-	for i := 0; i < len(raw); {
-		b := raw[i]
-		if b != '\\' {
-			j := i + 1
-			for j < len(raw) && raw[j] != '\\' {
-				j++
-			}
-			dst = append(dst, raw[i:j]...)
-			i = j
-			continue
-		}
-		switch raw[i+1] {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, _ := jcsHex4(raw[i+2:])
-			if r >= 0xD800 && r <= 0xDBFF {
-				lo, _ := jcsHex4(raw[i+8:])
-				r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-				i += 6
-			}
-			dst = utf8.AppendRune(dst, r)
-			i += 6
-			continue
-		default: // '"', '\\', '/'
-			dst = append(dst, raw[i+1])
-		}
-		i += 2
-	}
-	return dst
-}
-
 // jcsAppendString appends s (valid UTF-8) as a JSON string escaped per RFC
 // 8785: only '"', '\\' and control characters are escaped, using the short
 // forms where JSON has them and \u00xx (lowercase hex) otherwise.
 func jcsAppendString(dst, s []byte) []byte {
-	const hexDigits = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
 	for i, b := range s {
@@ -461,21 +438,13 @@ func jcsAppendString(dst, s []byte) []byte {
 		}
 		dst = append(dst, s[start:i]...)
 		start = i + 1
-		switch b {
-		case '"', '\\':
+		switch {
+		case b == '"' || b == '\\':
 			dst = append(dst, '\\', b)
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\r':
-			dst = append(dst, '\\', 'r')
+		case b >= '\b' && b <= '\r' && b != '\v':
+			dst = append(dst, '\\', "btn_fr"[b-'\b'])
 		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			dst = append(dst, '\\', 'u', '0', '0', "0123456789abcdef"[b>>4], "0123456789abcdef"[b&15])
 		}
 	}
 	return append(append(dst, s[start:]...), '"')
@@ -485,66 +454,78 @@ func jcsAppendString(dst, s []byte) []byte {
 // ECMAScript Number.prototype.toString form (RFC 8785 section 3.2.2.3).
 func (c *canonicalizer) number() error {
 	src, start := c.src, c.pos
-	i := start
-	if src[i] == '-' {
-		i++
+	intStart := start
+	if src[start] == '-' {
+		intStart++
 	}
-	digits := func() int {
-		n := 0
-		for i < len(src) && src[i] >= '0' && src[i] <= '9' {
-			i++
-			n++
-		}
-		return n
+	intEnd := jcsDigits(src, intStart)
+	if intEnd == intStart {
+		return c.errorf(intStart, "invalid number: expected digit")
 	}
-	intStart := i
-	switch {
-	case i < len(src) && src[i] == '0':
-		i++
-	case digits() == 0:
-		return c.errorf(i, "invalid number: expected digit")
+	if src[intStart] == '0' && intEnd > intStart+1 {
+		return c.errorf(intStart, "invalid number: leading zero")
 	}
-	intDigits := i - intStart
-	plain := true
+	i, frac := intEnd, src[intEnd:intEnd]
 	if i < len(src) && src[i] == '.' {
-		i++
-		plain = false
-		if digits() == 0 {
+		if i = jcsDigits(src, intEnd+1); i == intEnd+1 {
 			return c.errorf(i, "invalid number: expected digit after '.'")
 		}
+		frac = src[intEnd+1 : i]
 	}
-	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
-		i++
-		plain = false
-		if i < len(src) && (src[i] == '+' || src[i] == '-') {
+	hasExp := i < len(src) && (src[i] == 'e' || src[i] == 'E')
+	if hasExp {
+		if i++; i < len(src) && (src[i] == '+' || src[i] == '-') {
 			i++
 		}
-		if digits() == 0 {
+		if expStart := i; jcsDigits(src, i) == expStart {
 			return c.errorf(i, "invalid number: expected exponent digit")
 		}
+		i = jcsDigits(src, i)
 	}
 	c.pos = i
-	lit := src[start:i]
-	// Fast path: integers of up to 15 digits are exact in float64 and print
-	// unchanged, except that -0 prints as 0.
-	if plain && intDigits <= 15 {
-		if string(lit) == "-0" {
-			lit = lit[1:]
+	if !hasExp {
+		// Fast path: a decimal with at most 15 significant digits and
+		// 1e-6 <= |x| < 1e21 is its own shortest round trip (float64 holds
+		// 15 decimal digits exactly), so ECMAScript prints it as written,
+		// less trailing fraction zeros and the sign of zero.
+		for len(frac) > 0 && frac[len(frac)-1] == '0' {
+			frac = frac[:len(frac)-1]
 		}
-		c.out = append(c.out, lit...)
-		return nil
+		sig, zeros := len(frac)+intEnd-intStart, 0
+		if src[intStart] == '0' {
+			for zeros < len(frac) && frac[zeros] == '0' {
+				zeros++
+			}
+			sig -= 1 + zeros
+		}
+		if sig <= 15 && zeros <= 5 {
+			if sig == 0 {
+				c.out = append(c.out, '0')
+			} else if c.out = append(c.out, src[start:intEnd]...); len(frac) > 0 {
+				c.out = append(append(c.out, '.'), frac...)
+			}
+			return nil
+		}
 	}
-	f, err := strconv.ParseFloat(string(lit), 64)
-	if err != nil {
-		return c.errorf(start, "number %s out of float64 range", lit)
+	f, err := strconv.ParseFloat(string(src[start:i]), 64)
+	if err != nil { // the syntax is valid, so the value is out of range
+		return c.errorf(start, "number %s out of float64 range", src[start:i])
 	}
 	c.out = jcsAppendNumber(c.out, f)
 	return nil
 }
 
-// jcsAppendNumber formats a finite f like ECMAScript's Number.prototype.toString:
+func jcsDigits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// jcsAppendNumber formats finite f like ECMAScript's Number.prototype.toString:
 // shortest round-trip digits, plain notation for 1e-6 <= |f| < 1e21 and
-// exponent notation (e.g. 1e+21, 1.5e-7) otherwise.
+// exponent notation (1e+21, 1.5e-7) otherwise. Both formats produce the same
+// shortest digits, so the boundaries can be tested on f itself.
 func jcsAppendNumber(dst []byte, f float64) []byte {
 	if f == 0 {
 		return append(dst, '0') // also -0

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -148,8 +149,8 @@ func TestCanonicalJSONNumbersRFC8785(t *testing.T) {
 				t.Errorf("%016x: CanonicalJSON(%s) = %s, %v; want %s", tt.bits, in, got, err, tt.want)
 			}
 		}
-		if got := refNumber(f); got != tt.want {
-			t.Errorf("%016x: refNumber = %s, want %s", tt.bits, got, tt.want)
+		if got := jcsRefNumber(f); got != tt.want {
+			t.Errorf("%016x: jcsRefNumber = %s, want %s", tt.bits, got, tt.want)
 		}
 	}
 }
@@ -183,7 +184,7 @@ func TestCanonicalJSONGolden(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Fatalf("\n got %s\nwant %s", got, want)
 			}
-			checkCanonicalProperties(t, src, got)
+			checkJCSProperties(t, src, got)
 		})
 	}
 }
@@ -302,22 +303,42 @@ func TestCanonicalJSONErrors(t *testing.T) {
 				t.Errorf("error %q does not contain %q", msg, tt.msg)
 			}
 			// encoding/json agrees on everything except what JCS adds.
-			if json.Valid([]byte(tt.in)) && !legitimateJCSRejection(err) {
+			if json.Valid([]byte(tt.in)) && !jcsLegitimateRejection(err) {
 				t.Errorf("json.Valid accepts %.60q but error is %v", tt.in, err)
 			}
 		})
 	}
 }
 
-// legitimateJCSRejection reports whether err rejects JSON that RFC 8259 (and
+// jcsLegitimateRejection reports whether err rejects JSON that RFC 8259 (and
 // encoding/json) accepts syntactically but RFC 8785 cannot canonicalize.
-func legitimateJCSRejection(err error) bool {
+func jcsLegitimateRejection(err error) bool {
 	for _, s := range []string{"invalid UTF-8", "surrogate", "duplicate key", "out of float64 range"} {
 		if strings.Contains(err.Error(), s) {
 			return true
 		}
 	}
 	return false
+}
+
+func TestCanonicalJSONDuplicateKeyLargeObject(t *testing.T) {
+	// More than 16 members takes the O(n log n) sort path.
+	var sb strings.Builder
+	sb.WriteByte('{')
+	for i := 19; i >= 0; i-- {
+		fmt.Fprintf(&sb, `"k%02d":%d,`, i, i)
+	}
+	sb.WriteString(`"k07":"again"}`)
+	in := sb.String()
+	_, err := CanonicalJSON([]byte(in))
+	want := fmt.Sprintf(`duplicate key "k07" at offset %d`, strings.LastIndex(in, `"k07"`))
+	if !errors.Is(err, ErrNotCanonicalizable) || !strings.HasSuffix(err.Error(), want) {
+		t.Fatalf("got %v, want error ending in %s", err, want)
+	}
+	got, err := CanonicalJSON([]byte(strings.Replace(in, `"k07":"again"`, `"k20":20`, 1)))
+	if err != nil || !strings.HasPrefix(string(got), `{"k00":0,"k01":1,`) || !strings.HasSuffix(string(got), `"k19":19,"k20":20}`) {
+		t.Fatalf("got %s, %v", got, err)
+	}
 }
 
 func TestCanonicalJSONDepthLimit(t *testing.T) {
@@ -411,7 +432,7 @@ func TestCanonicalJSONProperties(t *testing.T) {
 		n = 300
 	}
 	for range n {
-		var g jsonGen
+		var g jcsGen
 		g.r = r
 		g.value(0)
 		in := g.buf
@@ -422,14 +443,14 @@ func TestCanonicalJSONProperties(t *testing.T) {
 		if err != nil {
 			t.Fatalf("CanonicalJSON(%s): %v", in, err)
 		}
-		checkCanonicalProperties(t, in, got)
+		checkJCSProperties(t, in, got)
 	}
 }
 
-// checkCanonicalProperties checks that out, the canonical form of in, is
+// checkJCSProperties checks that out, the canonical form of in, is
 // valid JSON, a fixed point, semantically equal to in, and identical to what
 // the reference canonicalizer makes of in as decoded by encoding/json.
-func checkCanonicalProperties(t *testing.T, in, out []byte) {
+func checkJCSProperties(t *testing.T, in, out []byte) {
 	t.Helper()
 	if !json.Valid(out) {
 		t.Fatalf("output is not valid JSON: %q", out)
@@ -448,21 +469,21 @@ func checkCanonicalProperties(t *testing.T, in, out []byte) {
 	if !reflect.DeepEqual(vin, vout) {
 		t.Fatalf("semantics changed:\n in %q\nout %q", in, out)
 	}
-	if ref := refCanonical(nil, vin); !bytes.Equal(ref, out) {
+	if ref := jcsRefCanonical(nil, vin); !bytes.Equal(ref, out) {
 		t.Fatalf("differs from reference:\n in %q\nout %q\nref %q", in, out, ref)
 	}
 }
 
-// refCanonical is a deliberately naive JCS encoder over encoding/json's
+// jcsRefCanonical is a deliberately naive JCS encoder over encoding/json's
 // decoded values, written straight from the RFC text, used as an oracle.
-func refCanonical(b []byte, v any) []byte {
+func jcsRefCanonical(b []byte, v any) []byte {
 	switch v := v.(type) {
 	case nil:
 		return append(b, "null"...)
 	case bool:
 		return strconv.AppendBool(b, v)
 	case float64:
-		return append(b, refNumber(v)...)
+		return append(b, jcsRefNumber(v)...)
 	case string:
 		b = append(b, '"')
 		for _, r := range v {
@@ -493,7 +514,7 @@ func refCanonical(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = refCanonical(b, e)
+			b = jcsRefCanonical(b, e)
 		}
 		return append(b, ']')
 	case map[string]any:
@@ -509,18 +530,18 @@ func refCanonical(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = refCanonical(b, k)
+			b = jcsRefCanonical(b, k)
 			b = append(b, ':')
-			b = refCanonical(b, v[k])
+			b = jcsRefCanonical(b, v[k])
 		}
 		return append(b, '}')
 	}
 	panic("unexpected type")
 }
 
-// refNumber follows ECMA-262 Number::toString step by step: s has k digits
+// jcsRefNumber follows ECMA-262 Number::toString step by step: s has k digits
 // and x = s * 10^(n-k).
-func refNumber(x float64) string {
+func jcsRefNumber(x float64) string {
 	if x == 0 {
 		return "0"
 	}
@@ -551,19 +572,19 @@ func refNumber(x float64) string {
 	return sign + s[:1] + "." + s[1:] + "e" + es + ed
 }
 
-// jsonGen writes random valid JSON without duplicate keys.
-type jsonGen struct {
+// jcsGen writes random valid JSON without duplicate keys.
+type jcsGen struct {
 	r   *rand.Rand
 	buf []byte
 }
 
-func (g *jsonGen) ws() {
+func (g *jcsGen) ws() {
 	for g.r.IntN(4) == 0 {
 		g.buf = append(g.buf, " \t\n\r"[g.r.IntN(4)])
 	}
 }
 
-func (g *jsonGen) value(depth int) {
+func (g *jcsGen) value(depth int) {
 	g.ws()
 	kind := g.r.IntN(10)
 	if depth > 4 {
@@ -610,7 +631,7 @@ func (g *jsonGen) value(depth int) {
 	g.ws()
 }
 
-func (g *jsonGen) number() {
+func (g *jcsGen) number() {
 	r := g.r
 	var f float64
 	switch r.IntN(5) {
@@ -649,7 +670,7 @@ func (g *jsonGen) number() {
 }
 
 // randString draws runes from classes where JCS rules differ.
-func (g *jsonGen) randString(maxLen int) string {
+func (g *jcsGen) randString(maxLen int) string {
 	pools := []string{"ab", "aAzZ09_ /", "\"\\", "\x00\x01\b\t\n\f\r\x1f\x7f", "éöÿ\u0080",
 		"€\u2028\u2029\ud7ff", "\ue000\uff61\ufb33\uffff", "\U00010000\U0001F600\U0010FFFF"}
 	var sb strings.Builder
@@ -661,7 +682,7 @@ func (g *jsonGen) randString(maxLen int) string {
 }
 
 // str writes s as a JSON string, escaping each rune in a random legal way.
-func (g *jsonGen) str(s string) {
+func (g *jcsGen) str(s string) {
 	g.buf = append(g.buf, '"')
 	for _, r := range s {
 		mode := g.r.IntN(3)
@@ -714,7 +735,7 @@ func FuzzCanonicalJSON(f *testing.F) {
 			if !errors.Is(err, ErrNotCanonicalizable) {
 				t.Fatalf("error %v does not wrap ErrNotCanonicalizable", err)
 			}
-			if json.Valid(in) && !legitimateJCSRejection(err) {
+			if json.Valid(in) && !jcsLegitimateRejection(err) {
 				t.Fatalf("json.Valid accepts %q but CanonicalJSON says %v", in, err)
 			}
 			return
@@ -722,7 +743,7 @@ func FuzzCanonicalJSON(f *testing.F) {
 		if !json.Valid(in) {
 			t.Fatalf("CanonicalJSON accepted invalid JSON %q as %q", in, out)
 		}
-		checkCanonicalProperties(t, in, out)
+		checkJCSProperties(t, in, out)
 		appended, err := AppendCanonicalJSON([]byte("x"), in)
 		if err != nil || string(appended) != "x"+string(out) {
 			t.Fatalf("AppendCanonicalJSON = %q, %v; want x%q", appended, err, out)
@@ -730,19 +751,19 @@ func FuzzCanonicalJSON(f *testing.F) {
 	})
 }
 
-// benchChunk is a ~500 byte chunk as encoding/json writes it: fields in
+// jcsBenchChunk is a ~500 byte chunk as encoding/json writes it: fields in
 // struct order (so members need sorting) and HTML characters escaped.
-const benchChunk = `{"kind":"model_call","session":"ses_01J9ZK3V6Q4M8T2R","parent":"chk_7c1e9a0b5d3f","seq":42,"time":"2025-06-01T12:34:56.789012Z","tier":"hot","body":{"role":"assistant","model":"claude-sonnet","content":"Let me check the forecast for Z\u00fcrich \u0026 Gen\u00e8ve.","tool_calls":[{"id":"call_01","name":"get_weather","args":{"location":{"city":"Zürich","country":"CH","lat":47.3769,"lon":8.5417},"units":"metric","days":3,"include":["hourly","alerts"],"note":"\u003cuser asked for 3 days\u003e"}}],"usage":{"input_tokens":1532,"output_tokens":87,"cost_usd":0.0049}},"finish":null,"stream":true}`
+const jcsBenchChunk = `{"kind":"model_call","session":"ses_01J9ZK3V6Q4M8T2R","parent":"chk_7c1e9a0b5d3f","seq":42,"time":"2025-06-01T12:34:56.789012Z","tier":"hot","body":{"role":"assistant","model":"claude-sonnet","content":"Let me check the forecast for Z\u00fcrich \u0026 Gen\u00e8ve.","tool_calls":[{"id":"call_01","name":"get_weather","args":{"location":{"city":"Zürich","country":"CH","lat":47.3769,"lon":8.5417},"units":"metric","days":3,"include":["hourly","alerts"],"note":"\u003cuser asked for 3 days\u003e"}}],"usage":{"input_tokens":1532,"output_tokens":87,"cost_usd":0.0049}},"finish":null,"stream":true}`
 
 func BenchmarkCanonicalJSON(b *testing.B) {
-	canonical, err := CanonicalJSON([]byte(benchChunk))
+	canonical, err := CanonicalJSON([]byte(jcsBenchChunk))
 	if err != nil {
 		b.Fatal(err)
 	}
 	for _, bc := range []struct {
 		name string
 		in   []byte
-	}{{"chunk", []byte(benchChunk)}, {"canonical", canonical}} {
+	}{{"chunk", []byte(jcsBenchChunk)}, {"canonical", canonical}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bc.in)))

@@ -64,4 +64,3 @@ func (a *Approval) validate() error {
 	}
 	return fmt.Errorf("%w: approval verdict %q", ErrInvalid, a.Verdict)
 }
-

@@ -50,9 +50,9 @@ func TestAppendKeepsIDAndChainsParents(t *testing.T) {
 func TestAppendRejectsMalformedChunks(t *testing.T) {
 	s := FromUser("a")
 	bad := []Chunk{
-		{Kind: KindUser},                        // no body
-		{Kind: KindUser, System: &Text{"x"}},    // wrong body
-		{Kind: Kind(99), User: &Text{"x"}},      // unknown kind
+		{Kind: KindUser},                                     // no body
+		{Kind: KindUser, System: &Text{"x"}},                 // wrong body
+		{Kind: Kind(99), User: &Text{"x"}},                   // unknown kind
 		{Kind: KindUser, User: &Text{"x"}, Note: &Text{"y"}}, // two bodies
 		Assistant("", ToolCall{ID: "1", Name: "f", Args: []byte("{nope")}),
 		Of(&Decision{Selector: "s", Candidates: []Candidate{{Name: "a"}}, Choice: "b"}),
