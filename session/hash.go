@@ -3,8 +3,8 @@ package session
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -15,18 +15,22 @@ func normalizeTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microse
 // computeID returns the content address of c: SHA-256 over the RFC 8785
 // canonical JSON of the chunk without its "id" member. The parent id is a
 // member of that object, so the id covers the whole chain before it.
-func (c Chunk) computeID() (ChunkID, error) {
-	c.ID = ""
-	raw, err := json.Marshal(&c)
+func (c *Chunk) computeID() (ChunkID, error) {
+	bp := canonBufs.Get().(*[]byte)
+	defer canonBufs.Put(bp)
+	canon, err := appendCanonicalChunk((*bp)[:0], c)
 	if err != nil {
-		return "", fmt.Errorf("%w: encode %s chunk: %v", ErrInvalid, c.Kind, err)
+		return "", fmt.Errorf("encode %s chunk: %w", c.Kind, err)
 	}
-	canon, err := AppendCanonicalJSON(nil, raw)
-	if err != nil {
-		return "", fmt.Errorf("%w: canonicalize %s chunk: %v", ErrInvalid, c.Kind, err)
+	if cap(canon) <= 1<<20 { // keep ordinary buffers, let huge ones go
+		*bp = canon
 	}
 	return hashID(canon), nil
 }
+
+// canonBufs recycles encoding buffers: hashing is on every Append, and a
+// fresh buffer per chunk would be most of its allocation.
+var canonBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 func hashID(canon []byte) ChunkID {
 	sum := sha256.Sum256(canon)
