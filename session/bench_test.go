@@ -112,3 +112,24 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMergePrefix shows that Merge's cost does not grow with the length
+// of the shared prefix (compare with BenchmarkMerge's million-chunk prefix).
+func BenchmarkMergePrefix(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		base := build(b, n)
+		x, y := base.Fork(), base.Fork()
+		for i := range 100 {
+			x = x.Append(User(fmt.Sprintf("x %d", i)))
+			y = y.Append(User(fmt.Sprintf("y %d", i)))
+		}
+		b.Run(fmt.Sprintf("prefix=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := x.Merge(y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
