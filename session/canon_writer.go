@@ -61,7 +61,7 @@ func (w *canonWriter) float(k string, v float64) {
 		w.fail(fmt.Errorf("%w: %s is %v, which JSON cannot represent", ErrInvalid, k, v))
 		v = 0
 	}
-	w.b = appendCanonFloat(w.b, v)
+	w.b = jcsAppendNumber(w.b, v)
 }
 
 func (w *canonWriter) floatOpt(k string, v float64) {
@@ -169,27 +169,22 @@ func appendCanonInt(dst []byte, v int64) []byte {
 	if v > -1<<53 && v < 1<<53 {
 		return strconv.AppendInt(dst, v, 10)
 	}
-	return appendCanonFloat(dst, float64(v))
-}
-
-// appendCanonFloat formats finite f like ECMAScript's Number.prototype.toString.
-func appendCanonFloat(dst []byte, f float64) []byte {
-	if f == 0 {
-		return append(dst, '0') // also -0
-	}
-	if abs := math.Abs(f); abs >= 1e-6 && abs < 1e21 {
-		return strconv.AppendFloat(dst, f, 'f', -1, 64)
-	}
-	dst = strconv.AppendFloat(dst, f, 'e', -1, 64)
-	// Go writes at least two exponent digits ("1e-07"); ECMAScript does not.
-	if n := len(dst); dst[n-2] == '0' && (dst[n-3] == '+' || dst[n-3] == '-') {
-		dst[n-2] = dst[n-1]
-		dst = dst[:n-1]
-	}
-	return dst
+	return jcsAppendNumber(dst, float64(v))
 }
 
 const hexDigits = "0123456789abcdef"
+
+// appendEscaped writes the RFC 8785 escape of '"', '\\' or a control
+// character: the short form where JSON has one, else \u00xx in lowercase hex.
+func appendEscaped(dst []byte, b byte) []byte {
+	switch {
+	case b == '"' || b == '\\':
+		return append(dst, '\\', b)
+	case b >= '\b' && b <= '\r' && b != '\v':
+		return append(dst, '\\', "btn_fr"[b-'\b'])
+	}
+	return append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&15])
+}
 
 // appendCanonString writes s as an RFC 8785 string: only '"', '\\' and
 // control characters are escaped. Invalid UTF-8 becomes U+FFFD, exactly as
@@ -204,15 +199,7 @@ func appendCanonString[S string | []byte](dst []byte, s S) []byte {
 				i++
 				continue
 			}
-			dst = append(dst, s[start:i]...)
-			switch {
-			case b == '"' || b == '\\':
-				dst = append(dst, '\\', b)
-			case b >= '\b' && b <= '\r' && b != '\v':
-				dst = append(dst, '\\', "btn_fr"[b-'\b'])
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&15])
-			}
+			dst = appendEscaped(append(dst, s[start:i]...), b)
 			i++
 			start = i
 			continue

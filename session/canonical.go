@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -30,20 +31,16 @@ const maxCanonicalDepth = 10000
 
 // CanonicalJSON returns the RFC 8785 (JCS) canonical form of the JSON text src.
 func CanonicalJSON(src []byte) ([]byte, error) {
-	// Canonical output is rarely longer than its input (only numbers such as
-	// 1e20 grow), so len(src) usually avoids any regrowth.
-	out, err := AppendCanonicalJSON(make([]byte, 0, len(src)), src)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return AppendCanonicalJSON(nil, src)
 }
 
 // AppendCanonicalJSON appends the canonical form of src to dst. On error it
 // returns dst with its original length (bytes past it may have been written).
 func AppendCanonicalJSON(dst, src []byte) ([]byte, error) {
+	// Canonical output is rarely longer than its input (only numbers such as
+	// 1e20 grow), so reserving len(src) makes one allocation at most.
 	c := jcsPool.Get().(*canonicalizer)
-	c.src, c.pos, c.depth, c.out = src, 0, 0, dst
+	c.src, c.pos, c.depth, c.out = src, 0, 0, slices.Grow(dst, len(src))
 	c.members, c.keys = c.members[:0], c.keys[:0] // an error may leave entries
 	err := c.document()
 	out := c.out
@@ -328,6 +325,17 @@ func (c *canonicalizer) str(dst []byte) (s []byte, escaped bool, err error) {
 	src, start := c.src, c.pos+1
 	i, lit := start, start // lit: start of literal bytes not yet in dst
 	for {
+		// Skip plain bytes, eight at a time while no byte of the word is
+		// below 0x20, '"', '\\' or non-ASCII (SWAR: such a byte sets its
+		// high bit in one of the terms; false alarms only end the fast loop).
+		for ; i+8 <= len(src); i += 8 {
+			const ones, highs = 0x0101010101010101, 0x8080808080808080
+			w := binary.LittleEndian.Uint64(src[i:])
+			ctl, quote, bslash := w-ones*0x20, (w^(ones*'"'))-ones, (w^(ones*'\\'))-ones
+			if (ctl|quote|bslash|w)&highs != 0 {
+				break
+			}
+		}
 		for i < len(src) && jcsPlain[src[i]] {
 			i++
 		}
@@ -430,22 +438,16 @@ func jcsHex4(b []byte) (rune, bool) {
 // 8785: only '"', '\\' and control characters are escaped, using the short
 // forms where JSON has them and \u00xx (lowercase hex) otherwise.
 func jcsAppendString(dst, s []byte) []byte {
+	// Kept separate from appendCanonString: this one trusts its input to be
+	// valid UTF-8 (the parser checked) and so skips rune decoding.
 	dst = append(dst, '"')
 	start := 0
 	for i, b := range s {
 		if b >= 0x20 && b != '"' && b != '\\' {
 			continue
 		}
-		dst = append(dst, s[start:i]...)
+		dst = appendEscaped(append(dst, s[start:i]...), b)
 		start = i + 1
-		switch {
-		case b == '"' || b == '\\':
-			dst = append(dst, '\\', b)
-		case b >= '\b' && b <= '\r' && b != '\v':
-			dst = append(dst, '\\', "btn_fr"[b-'\b'])
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', "0123456789abcdef"[b>>4], "0123456789abcdef"[b&15])
-		}
 	}
 	return append(append(dst, s[start:]...), '"')
 }

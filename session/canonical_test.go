@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf16"
 )
@@ -321,6 +322,45 @@ func jcsLegitimateRejection(err error) bool {
 	return false
 }
 
+func TestCanonicalJSONStringScan(t *testing.T) {
+	// Strings are scanned eight bytes at a time; put each interesting byte
+	// at every offset of runs of plain ASCII.
+	tests := []struct{ in, out, err string }{
+		{in: `\n`, out: `\n`},
+		{in: `\u0041`, out: `A`},
+		{in: `\"`, out: `\"`},
+		{in: "é", out: "é"},
+		{in: "\x7f", out: "\x7f"},
+		{in: " ", out: " "},
+		{in: "~", out: "~"},
+		{in: "\x01", err: "control character"},
+		{in: "\x1f", err: "control character"},
+		{in: "\xff", err: "invalid UTF-8"},
+	}
+	for n := range 20 {
+		for k := 0; k <= n; k++ {
+			pre, post := strings.Repeat("a", k), strings.Repeat("b", n-k)
+			for _, tt := range tests {
+				in := `"` + pre + tt.in + post + `"`
+				got, err := CanonicalJSON([]byte(in))
+				if tt.err != "" {
+					off := fmt.Sprintf(" at offset %d", 1+k)
+					if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.HasSuffix(err.Error(), off) {
+						t.Fatalf("CanonicalJSON(%q) = %q, %v; want error %q%s", in, got, err, tt.err, off)
+					}
+					continue
+				}
+				if want := `"` + pre + tt.out + post + `"`; err != nil || string(got) != want {
+					t.Fatalf("CanonicalJSON(%q) = %q, %v; want %q", in, got, err, want)
+				}
+			}
+			if _, err := CanonicalJSON([]byte(`"` + pre + post)); err == nil {
+				t.Fatalf("unterminated string of length %d accepted", n)
+			}
+		}
+	}
+}
+
 func TestCanonicalJSONDuplicateKeyLargeObject(t *testing.T) {
 	// More than 16 members takes the O(n log n) sort path.
 	var sb strings.Builder
@@ -384,6 +424,30 @@ func TestAppendCanonicalJSON(t *testing.T) {
 			t.Fatalf("after error got %q, %v", got, err)
 		}
 	}
+}
+
+func TestCanonicalJSONConcurrent(t *testing.T) {
+	// Scratch state is pooled; concurrent calls must not share it.
+	want, err := CanonicalJSON([]byte(jcsBenchChunk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 200 {
+				if (g+i)%3 == 0 {
+					CanonicalJSON([]byte(`{"b":{"y":1,"x":2},"a":[1,2,{"\u00e9":1,"e":2}],"a":0}`))
+					continue
+				}
+				if got, err := CanonicalJSON([]byte(jcsBenchChunk)); err != nil || !bytes.Equal(got, want) {
+					t.Errorf("got %s, %v", got, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func TestCanonicalJSONKeyOrder(t *testing.T) {

@@ -12,6 +12,7 @@
 // tamper-evident, and Merge finds the exact common prefix of two branches by
 // comparing ids.
 //
-// The package imports nothing else from the project and performs no I/O beyond
-// the io.Reader and io.Writer handed to Encode and Decode.
+// The package imports nothing else from the project. Its only I/O is the
+// JSONL codec (Encode, Decode, DecodeFile); subpackage openrath reads and
+// writes the session files of the Python original.
 package session
