@@ -62,3 +62,11 @@ func Seal(parent ChunkID, c Chunk) (Chunk, error) {
 	c.ID = id
 	return c, nil
 }
+
+// AppendCanonical appends the canonical encoding of c — the exact bytes its
+// id is the SHA-256 of — to dst. Stores keep these bytes: IDOf recomputes
+// the id from them without decoding, and DecodeChunkJSON reads them back.
+func AppendCanonical(dst []byte, c *Chunk) ([]byte, error) { return appendCanonicalChunk(dst, c) }
+
+// IDOf returns the chunk id of a canonical encoding.
+func IDOf(canonical []byte) ChunkID { return hashID(canonical) }

@@ -1,0 +1,13 @@
+// Package sqlite is the embedded store: one SQLite database file in WAL mode
+// (modernc.org/sqlite, pure Go), one writer goroutine that group-commits
+// across sessions, and parallel readers.
+//
+// Import it for its side effect to register the "sqlite" URL scheme:
+//
+//	import _ "github.com/openrath/rath/store/sqlite"
+//	st, err := store.Open(ctx, "sqlite:///home/me/.rath/rath.db?durability=sync")
+//
+// One process should own a database in async and exit durability; in sync
+// durability several processes may share it (every commit re-checks the
+// head inside an immediate transaction).
+package sqlite

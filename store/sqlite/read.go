@@ -1,0 +1,180 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+)
+
+// Load implements store.Store.
+func (s *Store) Load(ctx context.Context, id session.ID) (*session.Session, error) {
+	var l *lane
+	var fs []store.Frame
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		var err error
+		if l, err = laneByID(tx, id); err != nil {
+			return err
+		}
+		fs, err = frames(tx, l, 0, l.len)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", id, err)
+	}
+	cs, err := store.DecodeFrames(fs)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", id, err)
+	}
+	out, err := session.Assemble(id, l.lineage, cs)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", id, err)
+	}
+	if out.Head() != l.head {
+		return nil, fmt.Errorf("load %s: stored head %s but the chain ends at %s (corrupt database?)", id, l.head.Short(), out.Head().Short())
+	}
+	return out, nil
+}
+
+// Tail implements store.Store.
+func (s *Store) Tail(ctx context.Context, id session.ID, n int) ([]session.Chunk, error) {
+	return s.chunks(ctx, id, func(l int) (int, int, error) { return max(0, l-max(n, 0)), l, nil })
+}
+
+// Range implements store.Store.
+func (s *Store) Range(ctx context.Context, id session.ID, from, to int) ([]session.Chunk, error) {
+	return s.chunks(ctx, id, func(l int) (int, int, error) {
+		if from < 0 || to < from || to > l {
+			return 0, 0, fmt.Errorf("%w: range [%d,%d) of a session with %d chunks", session.ErrRange, from, to, l)
+		}
+		return from, to, nil
+	})
+}
+
+func (s *Store) chunks(ctx context.Context, id session.ID, bounds func(len int) (int, int, error)) ([]session.Chunk, error) {
+	var fs []store.Frame
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		l, err := laneByID(tx, id)
+		if err != nil {
+			return err
+		}
+		from, to, err := bounds(l.len)
+		if err != nil {
+			return err
+		}
+		fs, err = frames(tx, l, from, to)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", id, err)
+	}
+	return store.DecodeFrames(fs)
+}
+
+// Info implements store.Store.
+func (s *Store) Info(ctx context.Context, id session.ID) (store.Info, error) {
+	var info store.Info
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		l, err := laneByID(tx, id)
+		if err != nil {
+			return err
+		}
+		info = l.info()
+		info.Labels, err = labels(tx, id)
+		return err
+	})
+	if err != nil {
+		return store.Info{}, fmt.Errorf("info %s: %w", id, err)
+	}
+	return info, nil
+}
+
+func (l *lane) info() store.Info {
+	return store.Info{ID: l.id, Lineage: l.lineage, Status: l.status, Head: l.head, Len: l.len, Created: l.created, Updated: l.updated}
+}
+
+func labels(q querier, id session.ID) (map[string]string, error) {
+	rows, err := q.Query(`SELECT key, value FROM labels WHERE id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out map[string]string
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[k] = v
+	}
+	return out, rows.Err()
+}
+
+// List implements store.Store.
+func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Info, error) {
+	var where []string
+	var args []any
+	if len(f.Status) > 0 {
+		where = append(where, "status IN (?"+strings.Repeat(",?", len(f.Status)-1)+")")
+		for _, st := range f.Status {
+			args = append(args, st)
+		}
+	}
+	if !f.Since.IsZero() {
+		where, args = append(where, "created >= ?"), append(args, f.Since.UnixMicro())
+	}
+	if !f.Until.IsZero() {
+		where, args = append(where, "created < ?"), append(args, f.Until.UnixMicro())
+	}
+	if f.Op != "" {
+		where, args = append(where, "op = ?"), append(args, f.Op)
+	}
+	if f.Parent != "" {
+		where, args = append(where, "id IN (SELECT child FROM parents WHERE parent = ?)"), append(args, f.Parent)
+	}
+	for k, v := range f.Labels {
+		where, args = append(where, "id IN (SELECT id FROM labels WHERE key = ? AND value = ?)"), append(args, k, v)
+	}
+	q := `SELECT ` + laneColumns + ` FROM sessions`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY created DESC, lane DESC"
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	}
+	var out []store.Info
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.Query(q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			l, err := scanLane(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, l.info())
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for i := range out {
+			if out[i].Labels, err = labels(tx, out[i].ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,91 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+
+	"github.com/openrath/rath/store"
+)
+
+// migrations[i] upgrades schema version i to i+1. Append only: never edit a
+// migration that has shipped.
+var migrations = []string{
+	// 0 -> 1
+	`CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+	CREATE TABLE sessions(
+		lane INTEGER PRIMARY KEY,
+		id TEXT NOT NULL UNIQUE,
+		op TEXT NOT NULL,
+		lineage TEXT NOT NULL,
+		status TEXT NOT NULL,
+		head TEXT NOT NULL DEFAULT '',
+		len INTEGER NOT NULL DEFAULT 0,
+		base_lane INTEGER,
+		base_len INTEGER NOT NULL DEFAULT 0,
+		compact_from INTEGER NOT NULL DEFAULT 0,
+		created INTEGER NOT NULL,
+		updated INTEGER NOT NULL);
+	CREATE INDEX sessions_created ON sessions(created);
+	CREATE INDEX sessions_base ON sessions(base_lane);
+	CREATE TABLE segments(
+		lane INTEGER NOT NULL,
+		first INTEGER NOT NULL,
+		n INTEGER NOT NULL,
+		data BLOB NOT NULL,
+		PRIMARY KEY(lane, first));
+	CREATE TABLE parents(
+		child TEXT NOT NULL,
+		pos INTEGER NOT NULL,
+		parent TEXT NOT NULL,
+		PRIMARY KEY(child, pos));
+	CREATE INDEX parents_parent ON parents(parent);
+	CREATE TABLE labels(
+		id TEXT NOT NULL,
+		key TEXT NOT NULL,
+		value TEXT NOT NULL,
+		PRIMARY KEY(id, key));
+	CREATE INDEX labels_kv ON labels(key, value);`,
+}
+
+// schemaVersion is the version this build writes.
+var schemaVersion = len(migrations)
+
+// migrate brings the database to schemaVersion, refusing one written by a
+// newer build.
+func migrate(ctx context.Context, db *sql.DB, path string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var have int
+	var v string
+	err = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+	switch {
+	case err == nil:
+		if have, err = strconv.Atoi(v); err != nil {
+			return fmt.Errorf("sqlite store %s: schema_version %q is not a number (corrupt database?)", path, v)
+		}
+	case isNoTable(err):
+		have = 0
+	default:
+		return fmt.Errorf("sqlite store %s: read schema version: %w", path, err)
+	}
+	if have > schemaVersion {
+		return fmt.Errorf("%w: %s has schema version %d, this build knows up to %d; upgrade rath", store.ErrVersion, path, have, schemaVersion)
+	}
+	for i := have; i < schemaVersion; i++ {
+		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			return fmt.Errorf("sqlite store %s: migrate %d -> %d: %w", path, i, i+1, err)
+		}
+	}
+	if have < schemaVersion {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES('schema_version', ?)
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, strconv.Itoa(schemaVersion)); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}

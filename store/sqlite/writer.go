@@ -1,0 +1,189 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/openrath/rath/store"
+)
+
+// The writer owns the only write connection. Every mutation is a job; the
+// writer runs whatever jobs are queued as one transaction (group commit), so
+// many concurrent sessions share one fsync. Each job runs inside its own
+// savepoint, so one job's failure (a conflict, say) rolls back only that
+// job.
+
+// maxBatch bounds one group commit.
+const maxBatch = 512
+
+type job struct {
+	ctx context.Context
+	fn  func(tx *sql.Tx, evs *[]store.Event) error
+	// early jobs are answered as soon as they ran, before the transaction
+	// commits (async and exit durability).
+	early bool
+	done  chan error
+}
+
+type writer struct {
+	db   *sql.DB
+	hub  *store.Hub
+	jobs chan *job
+
+	closeOnce sync.Once
+	quit      chan struct{}
+	stopped   chan struct{}
+
+	mu     sync.Mutex
+	failed error // a background commit failed: acknowledged work may be lost
+}
+
+func newWriter(db *sql.DB, hub *store.Hub) *writer {
+	w := &writer{db: db, hub: hub, jobs: make(chan *job, maxBatch), quit: make(chan struct{}), stopped: make(chan struct{})}
+	go w.loop()
+	return w
+}
+
+// do runs fn in the writer and waits for its outcome.
+func (w *writer) do(ctx context.Context, early bool, fn func(tx *sql.Tx, evs *[]store.Event) error) error {
+	if err := w.err(); err != nil {
+		return err
+	}
+	j := &job{ctx: ctx, fn: fn, early: early, done: make(chan error, 1)}
+	select {
+	case w.jobs <- j:
+	case <-w.quit:
+		return store.ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-j.done:
+		return err
+	case <-w.stopped:
+		select {
+		case err := <-j.done:
+			return err
+		default:
+			return store.ErrClosed
+		}
+	case <-ctx.Done():
+		// The job may still run; commits are idempotent, so a retry is safe.
+		return ctx.Err()
+	}
+}
+
+// flush waits until everything queued before it is committed.
+func (w *writer) flush(ctx context.Context) error {
+	return w.do(ctx, false, func(*sql.Tx, *[]store.Event) error { return nil })
+}
+
+func (w *writer) err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.failed
+}
+
+func (w *writer) loop() {
+	defer close(w.stopped)
+	batch := make([]*job, 0, maxBatch)
+	for {
+		select {
+		case j := <-w.jobs:
+			batch = append(batch[:0], j)
+		case <-w.quit:
+			// Run what was queued before Close, then stop.
+			for {
+				select {
+				case j := <-w.jobs:
+					w.run([]*job{j})
+				default:
+					return
+				}
+			}
+		}
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case j := <-w.jobs:
+				batch = append(batch, j)
+			default:
+				break fill
+			}
+		}
+		w.run(batch)
+	}
+}
+
+func (w *writer) run(batch []*job) {
+	results := make([]error, len(batch))
+	tx, err := w.db.BeginTx(context.Background(), nil)
+	if err != nil {
+		for _, j := range batch {
+			j.done <- fmt.Errorf("sqlite store: begin: %w", err)
+		}
+		return
+	}
+	var events []store.Event
+	anyEarly := false
+	for i, j := range batch {
+		if err := j.ctx.Err(); err != nil {
+			results[i] = err
+		} else {
+			results[i] = runJob(tx, j, &events)
+		}
+		if j.early {
+			anyEarly = anyEarly || results[i] == nil
+			j.done <- results[i]
+		}
+	}
+	cerr := tx.Commit()
+	if cerr != nil {
+		cerr = fmt.Errorf("sqlite store: commit: %w", cerr)
+		if anyEarly {
+			w.mu.Lock()
+			w.failed = fmt.Errorf("%w (commits acknowledged in async mode were lost; reopen the store)", cerr)
+			w.mu.Unlock()
+		}
+	}
+	for i, j := range batch {
+		if !j.early {
+			if results[i] == nil {
+				results[i] = cerr
+			}
+			j.done <- results[i]
+		}
+	}
+	if cerr == nil && len(events) > 0 {
+		w.hub.Publish(events...)
+	}
+}
+
+// runJob runs one job inside a savepoint; on error its writes are undone.
+func runJob(tx *sql.Tx, j *job, events *[]store.Event) error {
+	if _, err := tx.Exec(`SAVEPOINT job`); err != nil {
+		return err
+	}
+	var evs []store.Event
+	err := j.fn(tx, &evs)
+	if err != nil {
+		if _, rerr := tx.Exec(`ROLLBACK TO job`); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+	} else {
+		*events = append(*events, evs...)
+	}
+	if _, rerr := tx.Exec(`RELEASE job`); rerr != nil && err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// close stops the writer after the queued jobs ran.
+func (w *writer) close() {
+	w.closeOnce.Do(func() { close(w.quit) })
+	<-w.stopped
+}

@@ -1,0 +1,56 @@
+package store
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Status is where a session is in its lifecycle:
+//
+//	open -> active <-> paused -> closed -> archived
+//	           \__________________^
+//	open, active, paused -> failed -> archived
+//
+// A new session is open; running it makes it active; an approval gate
+// pauses it; finishing closes it; retention archives it.
+type Status string
+
+// The statuses.
+const (
+	StatusOpen     Status = "open"
+	StatusActive   Status = "active"
+	StatusPaused   Status = "paused"
+	StatusClosed   Status = "closed"
+	StatusArchived Status = "archived"
+	StatusFailed   Status = "failed"
+)
+
+var transitions = map[Status][]Status{
+	StatusOpen:     {StatusActive, StatusFailed},
+	StatusActive:   {StatusPaused, StatusClosed, StatusFailed},
+	StatusPaused:   {StatusActive, StatusClosed, StatusFailed},
+	StatusClosed:   {StatusArchived},
+	StatusFailed:   {StatusArchived},
+	StatusArchived: nil,
+}
+
+// Valid reports whether s is a known status.
+func (s Status) Valid() bool { _, ok := transitions[s]; return ok }
+
+// CanTransition reports whether the lifecycle allows from -> to. Setting a
+// status to itself is always allowed (and changes nothing).
+func CanTransition(from, to Status) bool {
+	return from == to && from.Valid() || slices.Contains(transitions[from], to)
+}
+
+// CheckTransition returns an ErrTransition error naming the change if the
+// lifecycle does not allow it.
+func CheckTransition(from, to Status) error {
+	if !to.Valid() {
+		return fmt.Errorf("%w: unknown status %q", ErrTransition, to)
+	}
+	if !CanTransition(from, to) {
+		return fmt.Errorf("%w: %s -> %s (allowed from %s: %v)", ErrTransition, from, to, from, transitions[from])
+	}
+	return nil
+}
