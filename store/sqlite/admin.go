@@ -12,7 +12,7 @@ import (
 
 // SetStatus implements store.Store.
 func (s *Store) SetStatus(ctx context.Context, id session.ID, to store.Status) error {
-	err := s.write(ctx, func(tx *sql.Tx, _ *[]store.Event) error {
+	err := s.write(ctx, func(tx *wtx, _ *[]store.Event) error {
 		l, err := laneByID(tx, id)
 		if err != nil {
 			return err
@@ -31,7 +31,7 @@ func (s *Store) SetStatus(ctx context.Context, id session.ID, to store.Status) e
 
 // SetLabel implements store.Store.
 func (s *Store) SetLabel(ctx context.Context, id session.ID, key, value string) error {
-	err := s.write(ctx, func(tx *sql.Tx, _ *[]store.Event) error {
+	err := s.write(ctx, func(tx *wtx, _ *[]store.Event) error {
 		if _, err := laneByID(tx, id); err != nil {
 			return err
 		}
@@ -55,7 +55,8 @@ func (s *Store) SetLabel(ctx context.Context, id session.ID, key, value string) 
 func (s *Store) GC(ctx context.Context, olderThan time.Duration, statuses ...store.Status) (store.GCStats, error) {
 	var stats store.GCStats
 	cutoff := time.Now().Add(-olderThan).UnixMicro()
-	err := s.write(ctx, func(tx *sql.Tx, _ *[]store.Event) error {
+	err := s.write(ctx, func(tx *wtx, _ *[]store.Event) error {
+		clear(tx.w.heads) // GC rewires and deletes sessions
 		stats = store.GCStats{}
 		var victims []*lane
 		for _, st := range store.GCStatuses(statuses...) {
@@ -117,7 +118,7 @@ func sortLanesDesc(ls []*lane) {
 // detachDependents rewires every session based on v's lane to v's own base,
 // copying the chunks of v's lane it still needs. It returns how many of v's
 // own chunks survive that way.
-func detachDependents(tx *sql.Tx, v *lane) (kept int, err error) {
+func detachDependents(tx *wtx, v *lane) (kept int, err error) {
 	rows, err := tx.Query(`SELECT `+laneColumns+` FROM sessions WHERE base_lane = ?`, v.num)
 	if err != nil {
 		return 0, err

@@ -13,31 +13,89 @@ import (
 	"github.com/openrath/rath/store"
 )
 
+const insertSession = `INSERT INTO sessions(id, op, lineage, status, head, len, base_lane, base_len, compact_from, created, updated)
+	VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
 // compactAt is how many chunks of small segments a lane accumulates before
 // they are merged into one, so that loading a long session reads few rows.
 const compactAt = 64
 
 // Commit implements store.Store.
 func (s *Store) Commit(ctx context.Context, sess *session.Session, prev session.ChunkID) error {
-	err := s.write(ctx, func(tx *sql.Tx, evs *[]store.Event) error {
-		return commitTx(tx, sess, prev, evs)
-	})
+	// Encode the new chunks here, in the caller's goroutine, so the single
+	// writer spends its time on SQL; it falls back to encoding itself if the
+	// stored length turns out to differ.
+	pre, err := preEncode(sess, prev)
+	if err != nil {
+		return fmt.Errorf("commit %s: %w", sess.ID(), err)
+	}
+	if err := s.check(); err != nil {
+		return err
+	}
+	err = s.w.submit(ctx, &job{ctx: ctx, early: s.dur != store.Sync, light: true, done: make(chan error, 1),
+		fn: func(tx *wtx, evs *[]store.Event) error { return commitTx(tx, sess, prev, pre, evs) }})
 	if err != nil {
 		return fmt.Errorf("commit %s: %w", sess.ID(), err)
 	}
 	return nil
 }
 
-func commitTx(tx *sql.Tx, sess *session.Session, prev session.ChunkID, evs *[]store.Event) error {
-	l, err := laneByID(tx, sess.ID())
-	if errors.Is(err, store.ErrNotFound) {
-		if prev != "" {
-			return fmt.Errorf("%w: the session is not stored, but the commit expects head %s", store.ErrConflict, prev.Short())
+// encoded is a segment of sess's chunks [from, Len), prepared by the caller.
+type encoded struct {
+	from int
+	data []byte
+}
+
+// preEncode guesses what the writer will store: the chunks after prev.
+func preEncode(sess *session.Session, prev session.ChunkID) (*encoded, error) {
+	from := -1
+	switch {
+	case prev == "" && len(sess.Lineage().Parents) == 0:
+		from = 0
+	case prev != "":
+		for i := sess.Len() - 1; i >= max(0, sess.Len()-1024); i-- {
+			if sess.Chunk(i).ID == prev {
+				from = i + 1
+				break
+			}
 		}
-		return createTx(tx, sess, evs)
 	}
+	if from < 0 || from >= sess.Len() {
+		return nil, nil
+	}
+	data, err := segmentFrom(sess, from)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	return &encoded{from: from, data: data}, nil
+}
+
+func segmentFrom(sess *session.Session, from int) ([]byte, error) {
+	cs := make([]session.Chunk, 0, sess.Len()-from)
+	for _, c := range sess.From(from) {
+		cs = append(cs, c)
+	}
+	return store.AppendSegment(nil, cs)
+}
+
+// commitTx runs as a light job: everything that can refuse the commit is
+// checked before the first write, and write errors abort the batch.
+func commitTx(tx *wtx, sess *session.Session, prev session.ChunkID, pre *encoded, evs *[]store.Event) error {
+	l := tx.w.heads[sess.ID()]
+	if l == nil {
+		l = &headRow{}
+		err := tx.QueryRow(`SELECT lane, head, len, compact_from FROM sessions WHERE id = ?`, sess.ID()).
+			Scan(&l.num, &l.head, &l.len, &l.compact)
+		if errors.Is(err, sql.ErrNoRows) {
+			if prev != "" {
+				return fmt.Errorf("%w: the session is not stored, but the commit expects head %s", store.ErrConflict, prev.Short())
+			}
+			return createTx(tx, sess, pre, evs)
+		}
+		if err != nil {
+			return abort(err)
+		}
+		tx.w.heads[sess.ID()] = l
 	}
 	switch {
 	case l.head == sess.Head():
@@ -48,22 +106,28 @@ func commitTx(tx *sql.Tx, sess *session.Session, prev session.ChunkID, evs *[]st
 		return fmt.Errorf("%w: the session does not extend its stored head %s", store.ErrConflict, l.head.Short())
 	}
 	now := time.Now().UnixMicro()
-	if err := writeChunks(tx, l.num, sess, l.len); err != nil {
-		return err
+	if err := writeChunks(tx, l.num, sess, l.len, pre); err != nil {
+		return abort(err)
 	}
 	if _, err := tx.Exec(`UPDATE sessions SET head = ?, len = ?, updated = ? WHERE lane = ?`, sess.Head(), sess.Len(), now, l.num); err != nil {
-		return err
+		return abort(err)
 	}
 	if sess.Len()-l.compact >= compactAt {
 		if err := compact(tx, l.num, l.compact, sess.Len()); err != nil {
-			return err
+			return abort(err)
 		}
+		l.compact = sess.Len()
 	}
+	l.head, l.len = sess.Head(), sess.Len()
 	*evs = append(*evs, store.Event{ID: sess.ID(), Head: sess.Head(), Len: sess.Len()})
 	return nil
 }
 
-func createTx(tx *sql.Tx, sess *session.Session, evs *[]store.Event) error {
+func createTx(tx *wtx, sess *session.Session, pre *encoded, evs *[]store.Event) error {
+	return abort(create(tx, sess, pre, evs))
+}
+
+func create(tx *wtx, sess *session.Session, pre *encoded, evs *[]store.Event) error {
 	lin := sess.Lineage()
 	baseLane, baseLen, err := findBase(tx, sess, lin.Parents)
 	if err != nil {
@@ -74,8 +138,7 @@ func createTx(tx *sql.Tx, sess *session.Session, evs *[]store.Event) error {
 		return err
 	}
 	now := time.Now().UnixMicro()
-	res, err := tx.Exec(`INSERT INTO sessions(id, op, lineage, status, head, len, base_lane, base_len, compact_from, created, updated)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	res, err := tx.Exec(insertSession,
 		sess.ID(), lin.Op, string(linJSON), store.StatusOpen, sess.Head(), sess.Len(), baseLane, baseLen, baseLen, now, now)
 	if err != nil {
 		return err
@@ -89,15 +152,16 @@ func createTx(tx *sql.Tx, sess *session.Session, evs *[]store.Event) error {
 			return err
 		}
 	}
-	if err := writeChunks(tx, num, sess, baseLen); err != nil {
+	if err := writeChunks(tx, num, sess, baseLen, pre); err != nil {
 		return err
 	}
+	tx.w.heads[sess.ID()] = &headRow{num: num, head: sess.Head(), len: sess.Len(), compact: baseLen}
 	*evs = append(*evs, store.Event{ID: sess.ID(), Head: sess.Head(), Len: sess.Len()})
 	return nil
 }
 
 // findBase picks the stored parent sharing the longest prefix with sess.
-func findBase(tx *sql.Tx, sess *session.Session, parents []session.ID) (sql.NullInt64, int, error) {
+func findBase(tx *wtx, sess *session.Session, parents []session.ID) (sql.NullInt64, int, error) {
 	var best sql.NullInt64
 	bestLen := 0
 	for _, p := range parents {
@@ -138,7 +202,7 @@ func findBase(tx *sql.Tx, sess *session.Session, parents []session.ID) (sql.Null
 }
 
 // mustID is idAt for the fast path: an error just means "no match".
-func mustID(tx *sql.Tx, l *lane, i int) session.ChunkID {
+func mustID(tx *wtx, l *lane, i int) session.ChunkID {
 	if i == l.len-1 {
 		return l.head
 	}
@@ -155,24 +219,25 @@ func idAt(q querier, l *lane, i int) (session.ChunkID, error) {
 }
 
 // writeChunks stores chunks [from, Len) of sess as one segment of lane num.
-func writeChunks(tx *sql.Tx, num int64, sess *session.Session, from int) error {
+func writeChunks(tx *wtx, num int64, sess *session.Session, from int, pre *encoded) error {
 	if from >= sess.Len() {
 		return nil
 	}
-	cs := make([]session.Chunk, 0, sess.Len()-from)
-	for _, c := range sess.From(from) {
-		cs = append(cs, c)
+	var data []byte
+	if pre != nil && pre.from == from {
+		data = pre.data
+	} else {
+		var err error
+		if data, err = segmentFrom(sess, from); err != nil {
+			return err
+		}
 	}
-	data, err := store.AppendSegment(nil, cs)
-	if err != nil {
-		return err
-	}
-	_, err = tx.Exec(`INSERT INTO segments(lane, first, n, data) VALUES(?, ?, ?, ?)`, num, from, len(cs), data)
+	_, err := tx.Exec(`INSERT INTO segments(lane, first, n, data) VALUES(?, ?, ?, ?)`, num, from, sess.Len()-from, data)
 	return err
 }
 
 // compact merges the lane's segments from `from` on into one.
-func compact(tx *sql.Tx, num int64, from, to int) error {
+func compact(tx *wtx, num int64, from, to int) error {
 	rows, err := tx.Query(`SELECT data FROM segments WHERE lane = ? AND first >= ? ORDER BY first`, num, from)
 	if err != nil {
 		return err

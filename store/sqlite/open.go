@@ -143,7 +143,7 @@ func (s *Store) check() error {
 }
 
 // write runs fn in the writer with this store's durability.
-func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx, evs *[]store.Event) error) error {
+func (s *Store) write(ctx context.Context, fn func(tx *wtx, evs *[]store.Event) error) error {
 	if err := s.check(); err != nil {
 		return err
 	}

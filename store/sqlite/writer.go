@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
 
@@ -21,10 +22,13 @@ const maxBatch = 512
 
 type job struct {
 	ctx context.Context
-	fn  func(tx *sql.Tx, evs *[]store.Event) error
+	fn  func(tx *wtx, evs *[]store.Event) error
 	// early jobs are answered as soon as they ran, before the transaction
 	// commits (async and exit durability).
 	early bool
+	// light jobs run without a savepoint: they decide to fail before they
+	// write, and a write error aborts the whole batch (see errAbort).
+	light bool
 	done  chan error
 }
 
@@ -39,20 +43,51 @@ type writer struct {
 
 	mu     sync.Mutex
 	failed error // a background commit failed: acknowledged work may be lost
+
+	stmts map[string]*sql.Stmt // prepared on db; used only by the loop goroutine
+
+	// heads caches stored heads of sessions, so a commit need not read its
+	// session's row. Only the loop goroutine uses it. It is dropped whenever
+	// another connection (another process) has written the database, which
+	// PRAGMA data_version reveals.
+	heads       map[session.ID]*headRow
+	dataVersion int64
+}
+
+type headRow struct {
+	num     int64
+	head    session.ChunkID
+	len     int
+	compact int
+}
+
+// errAbort marks a write error in a light job: the batch's transaction can
+// no longer be trusted and is rolled back whole.
+var errAbort = errors.New("sqlite store: batch aborted")
+
+func abort(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", errAbort, err)
 }
 
 func newWriter(db *sql.DB, hub *store.Hub) *writer {
-	w := &writer{db: db, hub: hub, jobs: make(chan *job, maxBatch), quit: make(chan struct{}), stopped: make(chan struct{})}
+	w := &writer{db: db, hub: hub, jobs: make(chan *job, maxBatch), quit: make(chan struct{}), stopped: make(chan struct{}),
+		stmts: prepareHot(db), heads: map[session.ID]*headRow{}}
 	go w.loop()
 	return w
 }
 
 // do runs fn in the writer and waits for its outcome.
-func (w *writer) do(ctx context.Context, early bool, fn func(tx *sql.Tx, evs *[]store.Event) error) error {
+func (w *writer) do(ctx context.Context, early bool, fn func(tx *wtx, evs *[]store.Event) error) error {
+	return w.submit(ctx, &job{ctx: ctx, fn: fn, early: early, done: make(chan error, 1)})
+}
+
+func (w *writer) submit(ctx context.Context, j *job) error {
 	if err := w.err(); err != nil {
 		return err
 	}
-	j := &job{ctx: ctx, fn: fn, early: early, done: make(chan error, 1)}
 	select {
 	case w.jobs <- j:
 	case <-w.quit:
@@ -78,7 +113,7 @@ func (w *writer) do(ctx context.Context, early bool, fn func(tx *sql.Tx, evs *[]
 
 // flush waits until everything queued before it is committed.
 func (w *writer) flush(ctx context.Context) error {
-	return w.do(ctx, false, func(*sql.Tx, *[]store.Event) error { return nil })
+	return w.do(ctx, false, func(*wtx, *[]store.Event) error { return nil })
 }
 
 func (w *writer) err() error {
@@ -120,28 +155,41 @@ func (w *writer) loop() {
 
 func (w *writer) run(batch []*job) {
 	results := make([]error, len(batch))
-	tx, err := w.db.BeginTx(context.Background(), nil)
+	sqlTx, err := w.db.BeginTx(context.Background(), nil)
+	tx := &wtx{Tx: sqlTx, w: w}
 	if err != nil {
 		for _, j := range batch {
 			j.done <- fmt.Errorf("sqlite store: begin: %w", err)
 		}
 		return
 	}
+	var v int64
+	if err := tx.QueryRow(`PRAGMA data_version`).Scan(&v); err != nil || v != w.dataVersion {
+		clear(w.heads)
+		w.dataVersion = v
+	}
 	var events []store.Event
 	anyEarly := false
+	answered := make([]bool, len(batch))
 	for i, j := range batch {
 		if err := j.ctx.Err(); err != nil {
 			results[i] = err
 		} else {
 			results[i] = runJob(tx, j, &events)
 		}
+		if errors.Is(results[i], errAbort) {
+			w.abortBatch(tx, batch, answered, results[i], anyEarly)
+			return
+		}
 		if j.early {
 			anyEarly = anyEarly || results[i] == nil
 			j.done <- results[i]
+			answered[i] = true
 		}
 	}
 	cerr := tx.Commit()
 	if cerr != nil {
+		clear(w.heads)
 		cerr = fmt.Errorf("sqlite store: commit: %w", cerr)
 		if anyEarly {
 			w.mu.Lock()
@@ -162,8 +210,34 @@ func (w *writer) run(batch []*job) {
 	}
 }
 
-// runJob runs one job inside a savepoint; on error its writes are undone.
-func runJob(tx *sql.Tx, j *job, events *[]store.Event) error {
+// abortBatch rolls back a batch after a write error and fails every job
+// that has not been answered yet.
+func (w *writer) abortBatch(tx *wtx, batch []*job, answered []bool, cause error, anyEarly bool) {
+	_ = tx.Rollback()
+	clear(w.heads)
+	if anyEarly {
+		w.mu.Lock()
+		w.failed = fmt.Errorf("%w (commits acknowledged in async mode were lost; reopen the store)", cause)
+		w.mu.Unlock()
+	}
+	for i, j := range batch {
+		if !answered[i] {
+			j.done <- cause
+		}
+	}
+}
+
+// runJob runs one job; unless it is light, inside a savepoint so that its
+// writes are undone if it fails.
+func runJob(tx *wtx, j *job, events *[]store.Event) error {
+	if j.light {
+		var evs []store.Event
+		err := j.fn(tx, &evs)
+		if err == nil {
+			*events = append(*events, evs...)
+		}
+		return err
+	}
 	if _, err := tx.Exec(`SAVEPOINT job`); err != nil {
 		return err
 	}
@@ -186,4 +260,7 @@ func runJob(tx *sql.Tx, j *job, events *[]store.Event) error {
 func (w *writer) close() {
 	w.closeOnce.Do(func() { close(w.quit) })
 	<-w.stopped
+	for _, st := range w.stmts {
+		st.Close()
+	}
 }
