@@ -1,0 +1,73 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+)
+
+// SetStatus implements store.Store.
+func (s *Store) SetStatus(ctx context.Context, id session.ID, to store.Status) error {
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		l, err := laneByID(ctx, tx, id, noKeyUpdate)
+		if err != nil {
+			return err
+		}
+		if err := store.CheckTransition(l.status, to); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `UPDATE rath.sessions SET status = $1, updated = now() WHERE lane = $2`, to, l.num)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("set status of %s: %w", id, err)
+	}
+	return nil
+}
+
+// SetLabel implements store.Store.
+func (s *Store) SetLabel(ctx context.Context, id session.ID, key, value string) error {
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		// Key-share the session so GC cannot delete it under the new label.
+		if _, err := laneByID(ctx, tx, id, keyShare); err != nil {
+			return err
+		}
+		if value == "" {
+			_, err := tx.Exec(ctx, `DELETE FROM rath.labels WHERE id = $1 AND key = $2`, id, key)
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO rath.labels(id, key, value) VALUES($1, $2, $3)
+			ON CONFLICT(id, key) DO UPDATE SET value = excluded.value`, id, key, value)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("label %s: %w", id, err)
+	}
+	return nil
+}
+
+// Verify implements store.Store: every stored chunk is re-hashed from its
+// stored bytes, and the chain's links and head are checked.
+func (s *Store) Verify(ctx context.Context, id session.ID) error {
+	var l *lane
+	var fs []store.Frame
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		var err error
+		if l, err = laneByID(ctx, tx, id, noLock); err != nil {
+			return err
+		}
+		fs, err = frames(ctx, tx, l, 0, l.len, noLock)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("verify %s: %w", id, err)
+	}
+	if err := store.VerifyFrames(fs, l.head); err != nil {
+		return fmt.Errorf("verify %s: %w", id, err)
+	}
+	return nil
+}

@@ -1,0 +1,207 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+)
+
+// Load implements store.Store.
+func (s *Store) Load(ctx context.Context, id session.ID) (*session.Session, error) {
+	l, cs, err := s.readChunks(ctx, id, func(n int) (int, int, error) { return 0, n, nil })
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", id, err)
+	}
+	out, err := session.Assemble(id, l.lineage, cs)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", id, err)
+	}
+	if out.Head() != l.head {
+		return nil, fmt.Errorf("load %s: stored head %s but the chain ends at %s (corrupt database?)", id, l.head.Short(), out.Head().Short())
+	}
+	return out, nil
+}
+
+// Tail implements store.Store.
+func (s *Store) Tail(ctx context.Context, id session.ID, n int) ([]session.Chunk, error) {
+	_, cs, err := s.readChunks(ctx, id, func(l int) (int, int, error) { return max(0, l-max(n, 0)), l, nil })
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", id, err)
+	}
+	return cs, nil
+}
+
+// Range implements store.Store.
+func (s *Store) Range(ctx context.Context, id session.ID, from, to int) ([]session.Chunk, error) {
+	_, cs, err := s.readChunks(ctx, id, func(l int) (int, int, error) {
+		if from < 0 || to < from || to > l {
+			return 0, 0, fmt.Errorf("%w: range [%d,%d) of a session with %d chunks", session.ErrRange, from, to, l)
+		}
+		return from, to, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", id, err)
+	}
+	return cs, nil
+}
+
+// readChunks reads and decodes the chunks [from, to) that bounds picks
+// given the session's length, in one snapshot, decoding rows as they come.
+func (s *Store) readChunks(ctx context.Context, id session.ID, bounds func(len int) (int, int, error)) (*lane, []session.Chunk, error) {
+	var l *lane
+	var d *decoder
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		var err error
+		if l, err = laneByID(ctx, tx, id, noLock); err != nil {
+			return err
+		}
+		from, to, err := bounds(l.len)
+		if err != nil {
+			return err
+		}
+		d = newDecoder(from, to)
+		return walk(ctx, tx, l, from, to, noLock, d.add)
+	})
+	if d == nil {
+		return nil, nil, err
+	}
+	cs, derr := d.wait() // always: decoding goroutines may still be running
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, cs, derr
+}
+
+// Info implements store.Store.
+func (s *Store) Info(ctx context.Context, id session.ID) (store.Info, error) {
+	var info store.Info
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		l, err := laneByID(ctx, tx, id, noLock)
+		if err != nil {
+			return err
+		}
+		info = l.info()
+		info.Labels, err = labels(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return store.Info{}, fmt.Errorf("info %s: %w", id, err)
+	}
+	return info, nil
+}
+
+func (l *lane) info() store.Info {
+	return store.Info{ID: l.id, Lineage: l.lineage, Status: l.status, Head: l.head, Len: l.len, Created: l.created, Updated: l.updated}
+}
+
+func labels(ctx context.Context, q querier, id session.ID) (map[string]string, error) {
+	rows, err := q.Query(ctx, `SELECT key, value FROM rath.labels WHERE id = $1`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out map[string]string
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[k] = v
+	}
+	return out, rows.Err()
+}
+
+// List implements store.Store.
+func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Info, error) {
+	var where []string
+	var args []any
+	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
+	if len(f.Status) > 0 {
+		sts := make([]string, len(f.Status))
+		for i, st := range f.Status {
+			sts[i] = string(st)
+		}
+		where = append(where, "status = ANY("+arg(sts)+")")
+	}
+	if !f.Since.IsZero() {
+		where = append(where, "created >= "+arg(f.Since))
+	}
+	if !f.Until.IsZero() {
+		where = append(where, "created < "+arg(f.Until))
+	}
+	if f.Op != "" {
+		where = append(where, "op = "+arg(f.Op))
+	}
+	if f.Parent != "" {
+		where = append(where, "id IN (SELECT child FROM rath.parents WHERE parent = "+arg(f.Parent)+")")
+	}
+	for k, v := range f.Labels {
+		where = append(where, "id IN (SELECT id FROM rath.labels WHERE key = "+arg(k)+" AND value = "+arg(v)+")")
+	}
+	q := `SELECT ` + laneColumns + ` FROM rath.sessions`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY created DESC, lane DESC"
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	}
+	var out []store.Info
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		lanes, err := scanLanes(rows)
+		if err != nil {
+			return err
+		}
+		out = make([]store.Info, len(lanes))
+		for i, l := range lanes {
+			out[i] = l.info()
+		}
+		return fillLabels(ctx, tx, out)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return out, nil
+}
+
+// fillLabels reads the labels of all listed sessions in one query.
+func fillLabels(ctx context.Context, tx pgx.Tx, infos []store.Info) error {
+	if len(infos) == 0 {
+		return nil
+	}
+	at := make(map[session.ID]int, len(infos))
+	ids := make([]string, len(infos))
+	for i, in := range infos {
+		at[in.ID], ids[i] = i, string(in.ID)
+	}
+	rows, err := tx.Query(ctx, `SELECT id, key, value FROM rath.labels WHERE id = ANY($1)`, ids)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id session.ID
+		var k, v string
+		if err := rows.Scan(&id, &k, &v); err != nil {
+			return err
+		}
+		in := &infos[at[id]]
+		if in.Labels == nil {
+			in.Labels = map[string]string{}
+		}
+		in.Labels[k] = v
+	}
+	return rows.Err()
+}
