@@ -149,6 +149,16 @@ func TestCrash(t *testing.T) {
 	storetest.Crash(t, freshDB(t), 30)
 }
 
+// In async durability a killed client loses nothing either: the server
+// holds every commit it acknowledged (only a server crash could lose the
+// last unflushed ones).
+func TestCrashAsync(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test: 30 SIGKILLed child processes; skipped in -short mode")
+	}
+	storetest.Crash(t, withDurability(freshDB(t), store.Async), 30)
+}
+
 func TestCrashChild(t *testing.T) { storetest.CrashChild(t) }
 
 // A database migrated by a newer build is refused, naming both versions.
@@ -271,6 +281,43 @@ func TestWatchAcrossStores(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("Close did not end the watch")
+	}
+}
+
+// When the listening connection drops, the listener reconnects and goes on
+// delivering events.
+func TestWatchReconnects(t *testing.T) {
+	dbURL := freshDB(t)
+	st := openURL(t, dbURL)
+	events, err := st.Watch(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dropped int
+	if err := st.(*Store).pool.QueryRow(t.Context(), `SELECT count(*) FILTER (WHERE ok) FROM (
+		SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+		WHERE datname = current_database() AND query = 'LISTEN `+channel+`') AS t`).Scan(&dropped); err != nil || dropped != 1 {
+		t.Fatalf("dropping the listening connection: %d dropped, %v", dropped, err)
+	}
+	deadline := time.After(15 * time.Second)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	sent := map[session.ID]bool{}
+	for {
+		select {
+		case ev := <-events:
+			if sent[ev.ID] {
+				return // a commit made after the drop was delivered
+			}
+		case <-tick.C:
+			s := session.FromUser("after the drop")
+			if err := st.Commit(t.Context(), s, ""); err != nil {
+				t.Fatal(err)
+			}
+			sent[s.ID()] = true
+		case <-deadline:
+			t.Fatal("no event within 15s of the listening connection being dropped")
+		}
 	}
 }
 
