@@ -87,13 +87,25 @@ func (id ChunkID) Validate() error {
 	if len(s) != len(chunkIDPrefix)+64 || !strings.HasPrefix(s, chunkIDPrefix) {
 		return fmt.Errorf("%w: chunk id %q is not \"sha256:\" + 64 hex digits", ErrInvalid, s)
 	}
-	for i := len(chunkIDPrefix); i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return fmt.Errorf("%w: chunk id %q has %q, not a lowercase hex digit", ErrInvalid, s, c)
-		}
+	// One table lookup per digit: stores validate every id they load.
+	var bad byte
+	for _, c := range []byte(s[len(chunkIDPrefix):]) {
+		bad |= notLowerHex[c]
+	}
+	if bad != 0 {
+		return fmt.Errorf("%w: chunk id %q has a character that is not a lowercase hex digit", ErrInvalid, s)
 	}
 	return nil
 }
+
+var notLowerHex = func() (t [256]byte) {
+	for i := range t {
+		if c := byte(i); (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			t[i] = 1
+		}
+	}
+	return t
+}()
 
 // Short returns the first 12 hex digits of the id, for display.
 func (id ChunkID) Short() string {

@@ -83,15 +83,17 @@ type Turn struct {
 func (*Turn) Kind() Kind { return KindAssistant }
 
 func (t *Turn) validate() error {
-	seen := make(map[string]bool, len(t.ToolCalls))
-	for _, tc := range t.ToolCalls {
+	for i, tc := range t.ToolCalls {
 		if err := tc.validate(); err != nil {
 			return err
 		}
-		if tc.ID != "" && seen[tc.ID] {
-			return fmt.Errorf("%w: tool call id %q appears twice in one turn", ErrInvalid, tc.ID)
+		// Turns hold a handful of calls: a quadratic scan beats a map here,
+		// and this runs for every chunk a store loads.
+		for _, earlier := range t.ToolCalls[:i] {
+			if tc.ID != "" && earlier.ID == tc.ID {
+				return fmt.Errorf("%w: tool call id %q appears twice in one turn", ErrInvalid, tc.ID)
+			}
 		}
-		seen[tc.ID] = true
 	}
 	return nil
 }

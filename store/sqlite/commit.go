@@ -46,6 +46,14 @@ type encoded struct {
 	data []byte
 }
 
+// dataFrom returns the prepared segment if it starts at from, else nil.
+func (e *encoded) dataFrom(from int) []byte {
+	if e == nil || e.from != from {
+		return nil
+	}
+	return e.data
+}
+
 // preEncode guesses what the writer will store: the chunks after prev.
 func preEncode(sess *session.Session, prev session.ChunkID) (*encoded, error) {
 	from := -1
@@ -105,14 +113,19 @@ func commitTx(tx *wtx, sess *session.Session, prev session.ChunkID, pre *encoded
 	case sess.Len() < l.len || (l.len > 0 && sess.Chunk(l.len-1).ID != l.head):
 		return fmt.Errorf("%w: the session does not extend its stored head %s", store.ErrConflict, l.head.Short())
 	}
-	now := time.Now().UnixMicro()
-	if err := writeChunks(tx, l.num, sess, l.len, pre); err != nil {
-		return abort(err)
+	data := pre.dataFrom(l.len)
+	if data == nil {
+		var err error
+		if data, err = segmentFrom(sess, l.len); err != nil {
+			return err
+		}
 	}
-	if _, err := tx.Exec(`UPDATE sessions SET head = ?, len = ?, updated = ? WHERE lane = ?`, sess.Head(), sess.Len(), now, l.num); err != nil {
-		return abort(err)
-	}
+	tx.w.pending = append(tx.w.pending, segRow{lane: l.num, first: l.len, n: sess.Len() - l.len, data: data,
+		head: sess.Head(), len: sess.Len(), updatedUs: time.Now().UnixMicro()})
 	if sess.Len()-l.compact >= compactAt {
+		if err := tx.flush(); err != nil {
+			return abort(err)
+		}
 		if err := compact(tx, l.num, l.compact, sess.Len()); err != nil {
 			return abort(err)
 		}
@@ -124,6 +137,9 @@ func commitTx(tx *wtx, sess *session.Session, prev session.ChunkID, pre *encoded
 }
 
 func createTx(tx *wtx, sess *session.Session, pre *encoded, evs *[]store.Event) error {
+	if err := tx.flush(); err != nil { // the base may be among the queued appends
+		return abort(err)
+	}
 	return abort(create(tx, sess, pre, evs))
 }
 

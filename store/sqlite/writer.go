@@ -52,6 +52,7 @@ type writer struct {
 	// PRAGMA data_version reveals.
 	heads       map[session.ID]*headRow
 	dataVersion int64
+	pending     []segRow // appends queued in the current batch (see pending.go)
 }
 
 type headRow struct {
@@ -187,6 +188,10 @@ func (w *writer) run(batch []*job) {
 			answered[i] = true
 		}
 	}
+	if err := tx.flush(); err != nil {
+		w.abortBatch(tx, batch, answered, abort(err), anyEarly)
+		return
+	}
 	cerr := tx.Commit()
 	if cerr != nil {
 		clear(w.heads)
@@ -215,6 +220,7 @@ func (w *writer) run(batch []*job) {
 func (w *writer) abortBatch(tx *wtx, batch []*job, answered []bool, cause error, anyEarly bool) {
 	_ = tx.Rollback()
 	clear(w.heads)
+	w.pending = w.pending[:0]
 	if anyEarly {
 		w.mu.Lock()
 		w.failed = fmt.Errorf("%w (commits acknowledged in async mode were lost; reopen the store)", cause)
@@ -230,6 +236,12 @@ func (w *writer) abortBatch(tx *wtx, batch []*job, answered []bool, cause error,
 // runJob runs one job; unless it is light, inside a savepoint so that its
 // writes are undone if it fails.
 func runJob(tx *wtx, j *job, events *[]store.Event) error {
+	if !j.light {
+		// Heavier jobs read and write freely: give them every queued append.
+		if err := tx.flush(); err != nil {
+			return abort(err)
+		}
+	}
 	if j.light {
 		var evs []store.Event
 		err := j.fn(tx, &evs)
