@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/openrath/rath/session"
@@ -188,50 +187,18 @@ func findBase(tx *wtx, sess *session.Session, parents []session.ID) (sql.NullInt
 		if err != nil {
 			return best, 0, err
 		}
-		n := min(pl.len, sess.Len())
-		if n <= bestLen {
+		if min(pl.len, sess.Len()) <= bestLen {
 			continue
 		}
-		var k int
-		if sess.Chunk(n-1).ID == mustID(tx, pl, n-1) {
-			k = n // the usual case: a fork or derivation of the whole parent
-		} else {
-			// Ids cover their whole chain, so "same id at i" is monotone.
-			var ferr error
-			k = sort.Search(n, func(i int) bool {
-				id, err := idAt(tx, pl, i)
-				if err != nil {
-					ferr = err
-					return true
-				}
-				return id != sess.Chunk(i).ID
-			})
-			if ferr != nil {
-				return best, 0, ferr
-			}
+		k, err := store.SharedPrefix(source{tx}, pl.ref(), pl.len, pl.head, sess)
+		if err != nil {
+			return best, 0, err
 		}
 		if k > bestLen {
 			best, bestLen = sql.NullInt64{Int64: pl.num, Valid: true}, k
 		}
 	}
 	return best, bestLen, nil
-}
-
-// mustID is idAt for the fast path: an error just means "no match".
-func mustID(tx *wtx, l *lane, i int) session.ChunkID {
-	if i == l.len-1 {
-		return l.head
-	}
-	id, _ := idAt(tx, l, i)
-	return id
-}
-
-func idAt(q querier, l *lane, i int) (session.ChunkID, error) {
-	fs, err := frames(q, l, i, i+1)
-	if err != nil {
-		return "", err
-	}
-	return fs[0].ID, nil
 }
 
 // writeChunks stores chunks [from, Len) of sess as one segment of lane num.

@@ -69,69 +69,52 @@ func laneByNum(q querier, num int64) (*lane, error) {
 	return l, err
 }
 
-// frames returns the encoded chunks [from, to) of a lane, following its
-// base lanes for the shared prefix.
-func frames(q querier, l *lane, from, to int) ([]store.Frame, error) {
-	if from >= to {
-		return nil, nil
-	}
-	var out []store.Frame
-	if from < l.baseLen {
-		base, err := laneByNum(q, l.baseLane.Int64)
-		if err != nil {
-			return nil, err
-		}
-		if out, err = frames(q, base, from, min(to, l.baseLen)); err != nil {
-			return nil, err
-		}
-	}
-	own, err := ownFrames(q, l.num, max(from, l.baseLen), to)
-	if err != nil {
-		return nil, err
-	}
-	return append(out, own...), nil
+func (l *lane) ref() store.LaneRef {
+	return store.LaneRef{Num: l.num, HasBase: l.baseLane.Valid, Base: l.baseLane.Int64, BaseLen: l.baseLen}
 }
 
-// ownFrames reads chunks [from, to) stored in the lane itself.
-func ownFrames(q querier, num int64, from, to int) ([]store.Frame, error) {
-	if from >= to {
-		return nil, nil
+// source is the store.LaneSource over one transaction.
+type source struct{ q querier }
+
+func (s source) Lane(num int64) (store.LaneRef, error) {
+	l, err := laneByNum(s.q, num)
+	if err != nil {
+		return store.LaneRef{}, err
 	}
+	return l.ref(), nil
+}
+
+func (s source) Segments(num int64, from, to int, fn func(first, n int, data []byte) error) error {
 	// The segment holding `from` starts at or before it.
 	var start sql.NullInt64
-	if err := q.QueryRow(`SELECT max(first) FROM segments WHERE lane = ? AND first <= ?`, num, from).Scan(&start); err != nil {
-		return nil, err
+	if err := s.q.QueryRow(`SELECT max(first) FROM segments WHERE lane = ? AND first <= ?`, num, from).Scan(&start); err != nil {
+		return err
 	}
-	rows, err := q.Query(`SELECT first, n, data FROM segments WHERE lane = ? AND first >= ? AND first < ? ORDER BY first`,
+	rows, err := s.q.Query(`SELECT first, n, data FROM segments WHERE lane = ? AND first >= ? AND first < ? ORDER BY first`,
 		num, start.Int64, to)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	out := make([]store.Frame, 0, to-from)
 	for rows.Next() {
 		var first, n int
 		var data []byte
 		if err := rows.Scan(&first, &n, &data); err != nil {
-			return nil, err
+			return err
 		}
-		fs, err := store.DecodeSegment(data)
-		if err != nil {
-			return nil, fmt.Errorf("lane %d segment at %d: %w", num, first, err)
-		}
-		if len(fs) != n {
-			return nil, fmt.Errorf("lane %d segment at %d holds %d chunks, row says %d (corrupt database?)", num, first, len(fs), n)
-		}
-		lo, hi := max(from-first, 0), min(to-first, n)
-		if lo < hi {
-			out = append(out, fs[lo:hi]...)
+		if err := fn(first, n, data); err != nil {
+			return err
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(out) != to-from {
-		return nil, fmt.Errorf("lane %d: found %d of chunks [%d,%d) (corrupt database?)", num, len(out), from, to)
-	}
-	return out, nil
+	return rows.Err()
+}
+
+// frames returns the encoded chunks [from, to) of a session's lane.
+func frames(q querier, l *lane, from, to int) ([]store.Frame, error) {
+	return store.LaneFrames(source{q}, l.ref(), from, to)
+}
+
+// ownFrames returns chunks [from, to) stored in lane num itself.
+func ownFrames(q querier, num int64, from, to int) ([]store.Frame, error) {
+	return store.LaneFrames(source{q}, store.LaneRef{Num: num}, from, to)
 }
