@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/jackc/pgx/v5 v5.12.0
+	go.uber.org/goleak v1.3.0
 	modernc.org/sqlite v1.60.1
 )
 

@@ -16,6 +16,8 @@ const (
 	Async Durability = "async"
 	// Exit: like Async, but written without fsync; the data reaches stable
 	// storage when the store is closed. For tests, benchmarks, throwaway runs.
+	// On PostgreSQL, which cannot skip fsync for one client, Exit is Async
+	// (synchronous_commit=off), and Close flushes the WAL.
 	Exit Durability = "exit"
 )
 

@@ -7,20 +7,27 @@ import (
 
 // Hub fans commit events out to watchers for backends. A watcher whose
 // buffer is full misses events rather than blocking the writer; its next
-// delivered event has Missed set.
+// delivered event has Missed set. A backend that may itself have lost
+// events (while its notification connection reconnects, say) says so with
+// MarkMissed.
 type Hub struct {
 	mu   sync.Mutex
 	subs map[*watcher]struct{}
 }
 
+// watcherBuffer is how many undelivered events a watcher may fall behind.
+const watcherBuffer = 256
+
 type watcher struct {
 	ch     chan Event
+	done   chan struct{} // closed when the subscription ends
 	missed bool
 }
 
-// Subscribe returns a channel of events until ctx ends; then it is closed.
+// Subscribe returns a channel of events until ctx ends or CloseAll is
+// called; then it is closed.
 func (h *Hub) Subscribe(ctx context.Context) <-chan Event {
-	w := &watcher{ch: make(chan Event, 256)}
+	w := &watcher{ch: make(chan Event, watcherBuffer), done: make(chan struct{})}
 	h.mu.Lock()
 	if h.subs == nil {
 		h.subs = map[*watcher]struct{}{}
@@ -28,24 +35,34 @@ func (h *Hub) Subscribe(ctx context.Context) <-chan Event {
 	h.subs[w] = struct{}{}
 	h.mu.Unlock()
 	go func() {
-		<-ctx.Done()
-		h.mu.Lock()
-		if _, ok := h.subs[w]; ok { // CloseAll may have ended it already
-			delete(h.subs, w)
-			close(w.ch)
+		select {
+		case <-ctx.Done():
+			h.mu.Lock()
+			h.end(w)
+			h.mu.Unlock()
+		case <-w.done: // CloseAll ended it
 		}
-		h.mu.Unlock()
 	}()
 	return w.ch
 }
 
-// Publish delivers events to every watcher without blocking.
+// end removes w and closes its channel, once; h.mu is held.
+func (h *Hub) end(w *watcher) {
+	if _, ok := h.subs[w]; ok {
+		delete(h.subs, w)
+		close(w.ch)
+		close(w.done)
+	}
+}
+
+// Publish delivers events to every watcher without blocking. An event keeps
+// its own Missed and also gets it when the watcher dropped events before.
 func (h *Hub) Publish(evs ...Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for w := range h.subs {
 		for _, ev := range evs {
-			ev.Missed = w.missed
+			ev.Missed = ev.Missed || w.missed
 			select {
 			case w.ch <- ev:
 				w.missed = false
@@ -56,12 +73,21 @@ func (h *Hub) Publish(evs ...Event) {
 	}
 }
 
+// MarkMissed makes every current watcher's next event carry Missed: the
+// backend may have lost events it cannot name.
+func (h *Hub) MarkMissed() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for w := range h.subs {
+		w.missed = true
+	}
+}
+
 // CloseAll ends every subscription (for a store's Close).
 func (h *Hub) CloseAll() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for w := range h.subs {
-		delete(h.subs, w)
-		close(w.ch)
+		h.end(w)
 	}
 }

@@ -27,14 +27,15 @@ type Frame struct {
 func AppendSegment(dst []byte, cs []session.Chunk) ([]byte, error) {
 	dst = append(dst, segmentVersion)
 	for i := range cs {
-		raw, err := hex.DecodeString(string(cs[i].ID[len("sha256:"):]))
-		if err != nil || len(raw) != 32 {
+		raw, ok := rawID(cs[i].ID)
+		if !ok {
 			return nil, fmt.Errorf("store: chunk %d has malformed id %q", i, cs[i].ID)
 		}
-		dst = append(dst, raw...)
+		dst = append(dst, raw[:]...)
 		lenAt := len(dst)
 		dst = append(dst, make([]byte, binary.MaxVarintLen64)...)
 		start := len(dst)
+		var err error
 		if dst, err = session.AppendCanonical(dst, &cs[i]); err != nil {
 			return nil, err
 		}
@@ -74,34 +75,52 @@ func DecodeSegment(data []byte) ([]Frame, error) {
 // DecodeFrames decodes frames into chunks, on all CPUs when there are many.
 func DecodeFrames(frames []Frame) ([]session.Chunk, error) {
 	out := make([]session.Chunk, len(frames))
-	decode := func(lo, hi int) error {
-		for i := lo; i < hi; i++ {
-			c, err := session.DecodeChunkJSON(frames[i].Canonical)
-			if err != nil {
-				return fmt.Errorf("store: chunk %s: %w", frames[i].ID.Short(), err)
-			}
-			c.ID = frames[i].ID
-			out[i] = c
-		}
-		return nil
+	if err := decodeFramesParallel(out, frames); err != nil {
+		return nil, err
 	}
+	return out, nil
+}
+
+// DecodeFramesInto decodes frames[i] into dst[i], on the calling goroutine;
+// dst must have len(frames). Each chunk's ID is its frame's, not recomputed
+// (VerifyFrames checks ids). A backend that decodes rows as they arrive
+// calls it once per row, with dst the row's place in the result.
+func DecodeFramesInto(dst []session.Chunk, frames []Frame) error {
+	if len(dst) != len(frames) {
+		return fmt.Errorf("store: decoding %d frames into %d chunks", len(frames), len(dst))
+	}
+	for i := range frames {
+		c, err := session.DecodeChunkJSON(frames[i].Canonical)
+		if err != nil {
+			return fmt.Errorf("store: chunk %s: %w", frames[i].ID.Short(), err)
+		}
+		c.ID = frames[i].ID
+		dst[i] = c
+	}
+	return nil
+}
+
+// decodeFramesParallel is DecodeFramesInto split across up to GOMAXPROCS
+// goroutines, one per 4096 frames.
+func decodeFramesParallel(dst []session.Chunk, frames []Frame) error {
 	workers := min(runtime.GOMAXPROCS(0), len(frames)/4096+1)
 	if workers <= 1 {
-		return out, decode(0, len(frames))
+		return DecodeFramesInto(dst, frames)
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, workers)
 	per := (len(frames) + workers - 1) / workers
 	for w := range workers {
-		wg.Go(func() { errs[w] = decode(w*per, min((w+1)*per, len(frames))) })
+		lo, hi := min(w*per, len(frames)), min((w+1)*per, len(frames))
+		wg.Go(func() { errs[w] = DecodeFramesInto(dst[lo:hi], frames[lo:hi]) })
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // JoinSegments concatenates consecutive segments into one: the format is a
@@ -109,23 +128,35 @@ func DecodeFrames(frames []Frame) ([]session.Chunk, error) {
 func JoinSegments(parts [][]byte) []byte {
 	n := 1
 	for _, p := range parts {
-		n += len(p) - 1
+		n += max(len(p)-1, 0)
 	}
 	out := make([]byte, 1, n)
 	out[0] = segmentVersion
 	for _, p := range parts {
-		out = append(out, p[1:]...)
+		if len(p) > 0 {
+			out = append(out, p[1:]...)
+		}
 	}
 	return out
 }
 
+// rawID returns the 32 bytes of a "sha256:<64 hex digits>" chunk id.
+func rawID(id session.ChunkID) (raw [32]byte, ok bool) {
+	const prefix = "sha256:"
+	if len(id) != len(prefix)+64 || string(id[:len(prefix)]) != prefix {
+		return raw, false
+	}
+	_, err := hex.Decode(raw[:], []byte(id[len(prefix):]))
+	return raw, err == nil
+}
+
 // FrameSegment encodes one already encoded chunk as a one-frame segment.
 func FrameSegment(f Frame) ([]byte, error) {
-	raw, err := hex.DecodeString(string(f.ID[len("sha256:"):]))
-	if err != nil || len(raw) != 32 {
+	raw, ok := rawID(f.ID)
+	if !ok {
 		return nil, fmt.Errorf("store: malformed chunk id %q", f.ID)
 	}
-	out := append([]byte{segmentVersion}, raw...)
+	out := append([]byte{segmentVersion}, raw[:]...)
 	out = binary.AppendUvarint(out, uint64(len(f.Canonical)))
 	return append(out, f.Canonical...), nil
 }

@@ -37,15 +37,8 @@ func (d *decoder) add(at int, fs []store.Frame) error {
 	d.sem <- struct{}{}
 	d.wg.Go(func() {
 		defer func() { <-d.sem }()
-		dst := d.out[at-d.from:]
-		for i, f := range fs {
-			c, err := session.DecodeChunkJSON(f.Canonical)
-			if err != nil {
-				d.fail(fmt.Errorf("store: chunk %d (%s): %w", at+i, f.ID.Short(), err))
-				return
-			}
-			c.ID = f.ID
-			dst[i] = c
+		if err := store.DecodeFramesInto(d.out[at-d.from:][:len(fs)], fs); err != nil {
+			d.fail(fmt.Errorf("chunks from %d: %w", at, err))
 		}
 	})
 	return nil

@@ -285,7 +285,7 @@ func TestWatchAcrossStores(t *testing.T) {
 }
 
 // When the listening connection drops, the listener reconnects and goes on
-// delivering events.
+// delivering events; the first one after the gap says events were missed.
 func TestWatchReconnects(t *testing.T) {
 	dbURL := freshDB(t)
 	st := openURL(t, dbURL)
@@ -303,9 +303,14 @@ func TestWatchReconnects(t *testing.T) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	sent := map[session.ID]bool{}
+	first := true
 	for {
 		select {
 		case ev := <-events:
+			if first && !ev.Missed {
+				t.Fatalf("the first event after a reconnect, %+v, does not say events were missed", ev)
+			}
+			first = false
 			if sent[ev.ID] {
 				return // a commit made after the drop was delivered
 			}

@@ -22,7 +22,8 @@ const watchStartTimeout = 10 * time.Second
 // listener owns one dedicated connection (not a pooled one: LISTEN belongs
 // to a session, and a pooled connection is shared) that LISTENs and fans
 // notifications out to the store's Hub. It starts with the first Watch,
-// reconnects after an error, and stops on Close.
+// reconnects after an error (marking every watcher's next event Missed, as
+// notifications sent in between are gone), and stops on Close.
 type listener struct {
 	once   sync.Once
 	ready  chan struct{} // closed once the first LISTEN succeeded
@@ -74,6 +75,10 @@ func (s *Store) listen(ctx context.Context) {
 			if first {
 				first = false
 				close(l.ready)
+			} else {
+				// Commits notified while no connection listened are lost:
+				// every watcher's next event says so.
+				s.hub.MarkMissed()
 			}
 			backoff = 100 * time.Millisecond
 		})
