@@ -2,22 +2,21 @@ package postgres
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/storetest"
 )
+
+// The benchmark bodies live in storetest, shared with the other backends.
+// The server's WAL is on the same disk when it runs here, as in
+// ./scripts/test; a commit also pays the round trips to the server.
 
 // openBench opens a store on a fresh database; it skips without
 // RATH_TEST_POSTGRES.
-func openBench(b *testing.B, d store.Durability) *Store {
+func openBench(b *testing.B) store.Store {
 	b.Helper()
-	st, err := Open(context.Background(), Options{URL: freshDB(b), Durability: d})
+	st, err := Open(context.Background(), Options{URL: freshDB(b), Durability: store.Sync})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -25,156 +24,10 @@ func openBench(b *testing.B, d store.Durability) *Store {
 	return st
 }
 
-// benchChunk is a typical small chunk: a tool result of about 300 bytes.
-func benchChunk(i int) session.Chunk {
-	return session.Result(session.ToolResult{CallID: fmt.Sprintf("call_%d", i), Tool: "read_file",
-		Args: []byte(`{"path":"pkg/foo/foo.go"}`), Content: fmt.Sprintf("package foo // %d\n\nfunc Foo() int { return 41 }\n", i)})
-}
+func BenchmarkCommitVsFsync(b *testing.B) { storetest.BenchCommitVsFsync(b, openBench(b)) }
 
-// BenchmarkCommitVsFsync measures one-chunk durable commits and, in the same
-// run, a plain write+fsync of the same bytes to a local file, and reports
-// the ratio. The server's WAL is on the same disk when it runs here, as in
-// ./scripts/test; a commit also pays the round trips to the server.
-func BenchmarkCommitVsFsync(b *testing.B) {
-	st := openBench(b, store.Sync)
-	ctx := context.Background()
-	s := session.FromUser("bench")
-	if err := st.Commit(ctx, s, ""); err != nil {
-		b.Fatal(err)
-	}
-	var size int
-	start := time.Now()
-	for i := 0; b.Loop(); i++ {
-		next := s.Append(benchChunk(i))
-		if err := st.Commit(ctx, next, s.Head()); err != nil {
-			b.Fatal(err)
-		}
-		last, _ := next.Last()
-		data, _ := store.AppendSegment(nil, []session.Chunk{last})
-		size = len(data)
-		s = next
-	}
-	commitNs := float64(time.Since(start).Nanoseconds()) / float64(b.N)
+func BenchmarkGroupCommit(b *testing.B) { storetest.BenchGroupCommit(b, openBench) }
 
-	f, err := os.Create(filepath.Join(b.TempDir(), "plain"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	buf := make([]byte, size)
-	start = time.Now()
-	for range b.N {
-		if _, err := f.Write(buf); err != nil {
-			b.Fatal(err)
-		}
-		if err := f.Sync(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	fsyncNs := float64(time.Since(start).Nanoseconds()) / float64(b.N)
-	b.ReportMetric(commitNs, "commit-ns")
-	b.ReportMetric(fsyncNs, "fsync-ns")
-	b.ReportMetric(commitNs/fsyncNs, "x-fsync")
-}
+func BenchmarkLoad(b *testing.B) { storetest.BenchLoad(b, openBench(b), 1_000_000) }
 
-// BenchmarkGroupCommit runs concurrent sessions each committing one chunk at
-// a time and reports the aggregate rate; at 64 sessions also the ratio to the
-// single-session rate. The grouping is the server's: concurrent commits
-// share its WAL flushes.
-func BenchmarkGroupCommit(b *testing.B) {
-	var single float64
-	for _, n := range []int{1, 8, 64} {
-		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
-			st := openBench(b, store.Sync)
-			ctx := context.Background()
-			sessions := make([]*session.Session, n)
-			for i := range sessions {
-				sessions[i] = session.FromUser(fmt.Sprint("writer ", i))
-				if err := st.Commit(ctx, sessions[i], ""); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ResetTimer()
-			start := time.Now()
-			var wg sync.WaitGroup
-			for w := range n {
-				wg.Go(func() {
-					s := sessions[w]
-					for i := w; i < b.N; i += n {
-						next := s.Append(benchChunk(i))
-						if err := st.Commit(ctx, next, s.Head()); err != nil {
-							b.Error(err)
-							return
-						}
-						s = next
-					}
-				})
-			}
-			wg.Wait()
-			rate := float64(b.N) / time.Since(start).Seconds()
-			b.ReportMetric(rate, "commits/s")
-			if n == 1 {
-				single = rate
-			} else if single > 0 && n == 64 {
-				b.ReportMetric(rate/single, "x-single")
-			}
-		})
-	}
-}
-
-// bigSession commits a session of n typical chunks (in commits of 10,000).
-func bigSession(b *testing.B, st *Store, n int) *session.Session {
-	b.Helper()
-	ctx := context.Background()
-	s := session.FromUser("long run")
-	if err := st.Commit(ctx, s, ""); err != nil {
-		b.Fatal(err)
-	}
-	for s.Len() < n {
-		cs := make([]session.Chunk, 0, 10_000)
-		for i := s.Len(); i < n && len(cs) < cap(cs); i++ {
-			switch i % 4 {
-			case 0:
-				cs = append(cs, session.User(fmt.Sprintf("please fix test %d", i)))
-			case 1:
-				cs = append(cs, session.Assistant("looking", session.NewToolCall(fmt.Sprint("c", i), "read_file", `{"path":"foo.go"}`)))
-			case 2:
-				cs = append(cs, benchChunk(i))
-			default:
-				cs = append(cs, session.Of(&session.ModelCall{Provider: "p", Model: "m", Usage: session.Usage{InputTokens: 100, OutputTokens: 20}}))
-			}
-		}
-		next := s.Append(cs...)
-		if err := st.Commit(ctx, next, s.Head()); err != nil {
-			b.Fatal(err)
-		}
-		s = next
-	}
-	return s
-}
-
-func BenchmarkLoad(b *testing.B) {
-	st := openBench(b, store.Sync)
-	s := bigSession(b, st, 1_000_000)
-	b.Run("chunks=1000000", func(b *testing.B) {
-		for b.Loop() {
-			got, err := st.Load(context.Background(), s.ID())
-			if err != nil || got.Len() != s.Len() {
-				b.Fatal(err)
-			}
-		}
-	})
-}
-
-func BenchmarkLoadTail(b *testing.B) {
-	st := openBench(b, store.Sync)
-	s := bigSession(b, st, 1_000_000)
-	b.Run("chunks=1000000", func(b *testing.B) {
-		for b.Loop() {
-			cs, err := st.Tail(context.Background(), s.ID(), 100)
-			if err != nil || len(cs) != 100 || cs[99].ID != s.Head() {
-				b.Fatal(err)
-			}
-		}
-	})
-}
+func BenchmarkLoadTail(b *testing.B) { storetest.BenchLoadTail(b, openBench(b), 1_000_000) }

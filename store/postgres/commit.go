@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/jackc/pgx/v5"
 
@@ -166,44 +165,18 @@ func findBase(ctx context.Context, tx pgx.Tx, sess *session.Session, parents []s
 		if err != nil {
 			return nil, 0, err
 		}
-		n := min(pl.len, sess.Len())
-		if n <= bestLen {
+		if min(pl.len, sess.Len()) <= bestLen {
 			continue
 		}
-		var k int
-		if id, err := idAt(ctx, tx, pl, n-1); err == nil && id == sess.Chunk(n-1).ID {
-			k = n // the usual case: a fork or derivation of the whole parent
-		} else {
-			// Ids cover their whole chain, so "same id at i" is monotone.
-			var ferr error
-			k = sort.Search(n, func(i int) bool {
-				id, err := idAt(ctx, tx, pl, i)
-				if err != nil {
-					ferr = err
-					return true
-				}
-				return id != sess.Chunk(i).ID
-			})
-			if ferr != nil {
-				return nil, 0, ferr
-			}
+		k, err := store.SharedPrefix(source{ctx, tx, keyShare}, pl.ref(), pl.len, pl.head, sess)
+		if err != nil {
+			return nil, 0, err
 		}
 		if k > bestLen {
 			best, bestLen = &pl.num, k
 		}
 	}
 	return best, bestLen, nil
-}
-
-func idAt(ctx context.Context, q querier, l *lane, i int) (session.ChunkID, error) {
-	if i == l.len-1 {
-		return l.head, nil
-	}
-	fs, err := frames(ctx, q, l, i, i+1, keyShare)
-	if err != nil {
-		return "", err
-	}
-	return fs[0].ID, nil
 }
 
 // eventJSON is the pg_notify payload announcing the commit of sess.

@@ -88,58 +88,35 @@ func laneByNum(ctx context.Context, q querier, num int64, lock string) (*lane, e
 	return l, err
 }
 
-// frames returns the encoded chunks [from, to) of a lane, following its
-// base lanes for the shared prefix; lock is applied to each base lane read.
-func frames(ctx context.Context, q querier, l *lane, from, to int, lock string) ([]store.Frame, error) {
-	out := make([]store.Frame, 0, max(to-from, 0))
-	err := walk(ctx, q, l, from, to, lock, func(_ int, fs []store.Frame) error {
-		out = append(out, fs...)
-		return nil
-	})
-	return out, err
+func (l *lane) ref() store.LaneRef {
+	r := store.LaneRef{Num: l.num, BaseLen: l.baseLen}
+	if l.baseLane != nil {
+		r.HasBase, r.Base = true, *l.baseLane
+	}
+	return r
 }
 
-// walk reads the encoded chunks [from, to) of a lane in order, base lanes
-// first, handing fn each segment row's share as it arrives: fs[0] is chunk
-// at of the session.
-func walk(ctx context.Context, q querier, l *lane, from, to int, lock string, fn func(at int, fs []store.Frame) error) error {
-	if from >= to {
-		return nil
-	}
-	if from < l.baseLen {
-		if l.baseLane == nil {
-			return fmt.Errorf("lane %d has %d base chunks but no base lane (corrupt database?)", l.num, l.baseLen)
-		}
-		base, err := laneByNum(ctx, q, *l.baseLane, lock)
-		if err != nil {
-			return err
-		}
-		if err := walk(ctx, q, base, from, min(to, l.baseLen), lock, fn); err != nil {
-			return err
-		}
-	}
-	return ownRows(ctx, q, l.num, max(from, l.baseLen), to, fn)
+// source is the store.LaneSource over one transaction; lock is applied to
+// every base lane it reads.
+type source struct {
+	ctx  context.Context
+	q    querier
+	lock string
 }
 
-// ownFrames returns chunks [from, to) stored in the lane itself.
-func ownFrames(ctx context.Context, q querier, num int64, from, to int) ([]store.Frame, error) {
-	out := make([]store.Frame, 0, max(to-from, 0))
-	err := ownRows(ctx, q, num, from, to, func(_ int, fs []store.Frame) error {
-		out = append(out, fs...)
-		return nil
-	})
-	return out, err
+func (s source) Lane(num int64) (store.LaneRef, error) {
+	l, err := laneByNum(s.ctx, s.q, num, s.lock)
+	if err != nil {
+		return store.LaneRef{}, err
+	}
+	return l.ref(), nil
 }
 
-// ownRows reads chunks [from, to) stored in the lane itself: the segment
-// holding `from` (the last one starting at or before it) and those after it
-// up to `to`, in one statement, so that a compaction committing meanwhile
-// cannot split the read between two layouts.
-func ownRows(ctx context.Context, q querier, num int64, from, to int, fn func(at int, fs []store.Frame) error) error {
-	if from >= to {
-		return nil
-	}
-	rows, err := q.Query(ctx, `SELECT first, n, data FROM rath.segments
+// Segments reads, in one statement, the segment holding `from` (the last
+// one starting at or before it) and those after it up to `to`, so that a
+// compaction committing meanwhile cannot split the read between layouts.
+func (s source) Segments(num int64, from, to int, fn func(first, n int, data []byte) error) error {
+	rows, err := s.q.Query(s.ctx, `SELECT first, n, data FROM rath.segments
 		WHERE lane = $1 AND first < $3 AND first >= (
 			SELECT coalesce(max(first), 0) FROM rath.segments WHERE lane = $1 AND first <= $2)
 		ORDER BY first`, num, from, to)
@@ -147,37 +124,30 @@ func ownRows(ctx context.Context, q querier, num int64, from, to int, fn func(at
 		return err
 	}
 	defer rows.Close()
-	next := from // the next chunk expected
 	for rows.Next() {
 		var first, n int
 		var data []byte
 		if err := rows.Scan(&first, &n, &data); err != nil {
 			return err
 		}
-		fs, err := store.DecodeSegment(data)
-		if err != nil {
-			return fmt.Errorf("lane %d segment at %d: %w", num, first, err)
-		}
-		if len(fs) != n {
-			return fmt.Errorf("lane %d segment at %d holds %d chunks, row says %d (corrupt database?)", num, first, len(fs), n)
-		}
-		lo, hi := max(from-first, 0), min(to-first, n)
-		if lo >= hi {
-			continue
-		}
-		if first+lo != next {
-			break // a gap: reported below
-		}
-		if err := fn(next, fs[lo:hi]); err != nil {
+		if err := fn(first, n, data); err != nil {
 			return err
 		}
-		next += hi - lo
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if next != to {
-		return fmt.Errorf("lane %d: found %d of chunks [%d,%d) (corrupt database?)", num, next-from, from, to)
-	}
-	return nil
+	return rows.Err()
+}
+
+// frames returns the encoded chunks [from, to) of a session's lane.
+func frames(ctx context.Context, q querier, l *lane, from, to int, lock string) ([]store.Frame, error) {
+	return store.LaneFrames(source{ctx, q, lock}, l.ref(), from, to)
+}
+
+// walk hands fn the encoded chunks [from, to) of a lane as they arrive.
+func walk(ctx context.Context, q querier, l *lane, from, to int, lock string, fn func(at int, fs []store.Frame) error) error {
+	return store.WalkLane(source{ctx, q, lock}, l.ref(), from, to, fn)
+}
+
+// ownFrames returns chunks [from, to) stored in lane num itself.
+func ownFrames(ctx context.Context, q querier, num int64, from, to int) ([]store.Frame, error) {
+	return store.LaneFrames(source{ctx, q, noLock}, store.LaneRef{Num: num}, from, to)
 }
