@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -123,20 +122,7 @@ func tamper(t *testing.T, dbURL string, id session.ID, i int) {
 	if err := conn.QueryRow(ctx, `SELECT first, data FROM rath.segments WHERE lane = $1 AND first <= $2 ORDER BY first DESC LIMIT 1`, num, i).Scan(&first, &data); err != nil {
 		t.Fatal(err)
 	}
-	fs, err := store.DecodeSegment(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := fs[i-first].Canonical
-	at := bytes.Index(body, []byte(`":"`))
-	for at >= 0 && !(body[at+3] >= 'a' && body[at+3] <= 'z') {
-		next := bytes.Index(body[at+3:], []byte(`":"`))
-		if next < 0 {
-			t.Fatal("no string value to tamper with")
-		}
-		at += 3 + next
-	}
-	body[at+3] -= 'a' - 'A' // body aliases data: the segment changes in place
+	data = storetest.TamperSegment(t, data, i-first)
 	if _, err := conn.Exec(ctx, `UPDATE rath.segments SET data = $1 WHERE lane = $2 AND first = $3`, data, num, first); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
@@ -176,16 +175,7 @@ func segmentOf(fs []store.Frame) ([]byte, error) {
 // Verify implements store.Store: every stored chunk is re-hashed from its
 // stored bytes, and the chain's links and head are checked.
 func (s *Store) Verify(ctx context.Context, id session.ID) error {
-	var l *lane
-	var fs []store.Frame
-	err := s.read(ctx, func(tx *sql.Tx) error {
-		var err error
-		if l, err = laneByID(tx, id); err != nil {
-			return err
-		}
-		fs, err = frames(tx, l, 0, l.len)
-		return err
-	})
+	l, fs, err := s.whole(ctx, id)
 	if err != nil {
 		return fmt.Errorf("verify %s: %w", id, err)
 	}

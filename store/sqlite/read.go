@@ -12,16 +12,7 @@ import (
 
 // Load implements store.Store.
 func (s *Store) Load(ctx context.Context, id session.ID) (*session.Session, error) {
-	var l *lane
-	var fs []store.Frame
-	err := s.read(ctx, func(tx *sql.Tx) error {
-		var err error
-		if l, err = laneByID(tx, id); err != nil {
-			return err
-		}
-		fs, err = frames(tx, l, 0, l.len)
-		return err
-	})
+	l, fs, err := s.whole(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", id, err)
 	}
@@ -37,6 +28,18 @@ func (s *Store) Load(ctx context.Context, id session.ID) (*session.Session, erro
 		return nil, fmt.Errorf("load %s: stored head %s but the chain ends at %s (corrupt database?)", id, l.head.Short(), out.Head().Short())
 	}
 	return out, nil
+}
+
+// whole reads a session's lane and all its encoded chunks in one snapshot.
+func (s *Store) whole(ctx context.Context, id session.ID) (l *lane, fs []store.Frame, err error) {
+	err = s.read(ctx, func(tx *sql.Tx) error {
+		if l, err = laneByID(tx, id); err != nil {
+			return err
+		}
+		fs, err = frames(tx, l, 0, l.len)
+		return err
+	})
+	return l, fs, err
 }
 
 // Tail implements store.Store.

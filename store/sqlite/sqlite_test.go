@@ -55,20 +55,7 @@ func tamper(t *testing.T, path string, id session.ID, i int) {
 	if err := db.QueryRow(`SELECT first, data FROM segments WHERE lane = ? AND first <= ? ORDER BY first DESC LIMIT 1`, num, i).Scan(&first, &data); err != nil {
 		t.Fatal(err)
 	}
-	fs, err := store.DecodeSegment(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := fs[i-first].Canonical
-	at := bytes.Index(body, []byte(`":"`))
-	for at >= 0 && !(body[at+3] >= 'a' && body[at+3] <= 'z') {
-		next := bytes.Index(body[at+3:], []byte(`":"`))
-		if next < 0 {
-			t.Fatal("no string value to tamper with")
-		}
-		at += 3 + next
-	}
-	body[at+3] -= 'a' - 'A' // body aliases data: the segment changes in place
+	data = storetest.TamperSegment(t, data, i-first)
 	if _, err := db.Exec(`UPDATE segments SET data = ? WHERE lane = ? AND first = ?`, data, num, first); err != nil {
 		t.Fatal(err)
 	}
