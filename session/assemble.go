@@ -19,6 +19,32 @@ func Assemble(id ID, lin Lineage, chunks []Chunk) (*Session, error) {
 	return s, nil
 }
 
+// AssembleValidated is Assemble for chunks that have each passed Validate
+// already (a store validates them while decoding, on all cores): it checks
+// only the session id, the chunk ids' form and the parent links.
+func AssembleValidated(id ID, lin Lineage, chunks []Chunk) (*Session, error) {
+	if err := id.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Session{id: id, lin: ptr(lin.clone())}
+	var prev *entry
+	for i, c := range chunks {
+		want := ChunkID("")
+		if prev != nil {
+			want = prev.ID
+		}
+		if c.Parent != want {
+			return nil, fmt.Errorf("assemble %s: chunk %d: %w: parent is %q, want %q", id, i, ErrTampered, c.Parent, want)
+		}
+		if err := c.ID.Validate(); err != nil {
+			return nil, fmt.Errorf("assemble %s: chunk %d: %w", id, i, err)
+		}
+		prev = newEntry(prev, c)
+		s.t = s.t.push(prev)
+	}
+	return s, nil
+}
+
 // appendSealed adds an already sealed chunk in place; only for sessions under
 // construction that nobody else can see yet.
 func (s *Session) appendSealed(c Chunk) error {

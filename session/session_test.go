@@ -262,3 +262,21 @@ func TestIDs(t *testing.T) {
 		}
 	}
 }
+
+func TestAssembleValidatedChecksLinks(t *testing.T) {
+	s := FromUser("a").Append(Assistant("b"), User("c"))
+	cs := s.Chunks()
+	got, err := AssembleValidated(s.ID(), s.Lineage(), cs)
+	if err != nil || got.Head() != s.Head() || got.Usage() != s.Usage() {
+		t.Fatalf("AssembleValidated = %v, %v", got, err)
+	}
+	cs[0], cs[1] = cs[1], cs[0]
+	if _, err := AssembleValidated(s.ID(), s.Lineage(), cs); !errors.Is(err, ErrTampered) {
+		t.Fatalf("reordered chunks: err = %v, want ErrTampered", err)
+	}
+	cs = s.Chunks()
+	cs[2].ID = "sha256:XYZ"
+	if _, err := AssembleValidated(s.ID(), s.Lineage(), cs); !errors.Is(err, ErrInvalid) && !errors.Is(err, ErrTampered) {
+		t.Fatalf("malformed id: err = %v", err)
+	}
+}

@@ -95,6 +95,11 @@ func DecodeFramesInto(dst []session.Chunk, frames []Frame) error {
 			return fmt.Errorf("store: chunk %s: %w", frames[i].ID.Short(), err)
 		}
 		c.ID = frames[i].ID
+		// Validated here, in parallel, so that session.AssembleValidated
+		// need not do it again on one core.
+		if err := c.Validate(); err != nil {
+			return fmt.Errorf("store: chunk %s: %w", frames[i].ID.Short(), err)
+		}
 		dst[i] = c
 	}
 	return nil

@@ -17,7 +17,7 @@ func (s *Store) Load(ctx context.Context, id session.ID) (*session.Session, erro
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", id, err)
 	}
-	out, err := session.Assemble(id, l.lineage, cs)
+	out, err := session.AssembleValidated(id, l.lineage, cs)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", id, err)
 	}
@@ -54,7 +54,7 @@ func (s *Store) Range(ctx context.Context, id session.ID, from, to int) ([]sessi
 // given the session's length, in one snapshot, decoding rows as they come.
 func (s *Store) readChunks(ctx context.Context, id session.ID, bounds func(len int) (int, int, error)) (*lane, []session.Chunk, error) {
 	var l *lane
-	var d *decoder
+	var d *store.Decoder
 	err := s.read(ctx, func(tx pgx.Tx) error {
 		var err error
 		if l, err = laneByID(ctx, tx, id, noLock); err != nil {
@@ -64,13 +64,13 @@ func (s *Store) readChunks(ctx context.Context, id session.ID, bounds func(len i
 		if err != nil {
 			return err
 		}
-		d = newDecoder(from, to)
-		return walk(ctx, tx, l, from, to, noLock, d.add)
+		d = store.NewDecoder(from, to)
+		return walk(ctx, tx, l, from, to, noLock, d.Add)
 	})
 	if d == nil {
 		return nil, nil, err
 	}
-	cs, derr := d.wait() // always: decoding goroutines may still be running
+	cs, derr := d.Wait() // always: decoding goroutines may still be running
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -10,17 +11,29 @@ import (
 	"github.com/openrath/rath/store"
 )
 
-// Load implements store.Store.
+// Load implements store.Store. Rows are decoded on all cores while later
+// rows are still being read.
 func (s *Store) Load(ctx context.Context, id session.ID) (*session.Session, error) {
-	l, fs, err := s.whole(ctx, id)
+	var l *lane
+	var d *store.Decoder
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		var err error
+		if l, err = laneByID(tx, id); err != nil {
+			return err
+		}
+		d = store.NewDecoder(0, l.len)
+		return store.WalkLane(source{tx}, l.ref(), 0, l.len, d.Add)
+	})
+	var cs []session.Chunk
+	if d != nil {
+		var derr error
+		cs, derr = d.Wait() // always: decoding goroutines may still be running
+		err = errors.Join(err, derr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", id, err)
 	}
-	cs, err := store.DecodeFrames(fs)
-	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", id, err)
-	}
-	out, err := session.Assemble(id, l.lineage, cs)
+	out, err := session.AssembleValidated(id, l.lineage, cs)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", id, err)
 	}
