@@ -191,8 +191,8 @@ func (d *decoder) finish() (*session.Session, error) {
 	// The lineage is only known once the whole file is read (the trailer
 	// sets openrath.closed), and a session's lineage is fixed, so the
 	// chunks sealed so far are reassembled under the new id. They were just
-	// sealed by TryAppend, so Assemble cannot fail short of a bug.
-	s, err := session.Assemble(session.NewID(), lin, d.s.Chunks())
+	// sealed (and validated) by TryAppend, so they are not validated again.
+	s, err := session.AssembleValidated(session.NewID(), lin, d.s.Chunks())
 	if err != nil {
 		return nil, d.corrupt("assemble: %w", err)
 	}

@@ -155,8 +155,7 @@ func createTx(ctx context.Context, tx pgx.Tx, sess *session.Session) error {
 // key-shares every lane it reads, so GC cannot delete or rewire them before
 // the new session, based on them, is committed.
 func findBase(ctx context.Context, tx pgx.Tx, sess *session.Session, parents []session.ID) (*int64, int, error) {
-	var best *int64
-	bestLen := 0
+	var stored []store.StoredParent
 	for _, p := range parents {
 		pl, err := laneByID(ctx, tx, p, keyShare)
 		if errors.Is(err, store.ErrNotFound) {
@@ -165,18 +164,13 @@ func findBase(ctx context.Context, tx pgx.Tx, sess *session.Session, parents []s
 		if err != nil {
 			return nil, 0, err
 		}
-		if min(pl.len, sess.Len()) <= bestLen {
-			continue
-		}
-		k, err := store.SharedPrefix(source{ctx, tx, keyShare}, pl.ref(), pl.len, pl.head, sess)
-		if err != nil {
-			return nil, 0, err
-		}
-		if k > bestLen {
-			best, bestLen = &pl.num, k
-		}
+		stored = append(stored, store.StoredParent{Ref: pl.ref(), Len: pl.len, Head: pl.head})
 	}
-	return best, bestLen, nil
+	best, k, err := store.BestBase(source{ctx, tx, keyShare}, sess, stored)
+	if err != nil || best < 0 {
+		return nil, 0, err
+	}
+	return &stored[best].Ref.Num, k, nil
 }
 
 // eventJSON is the pg_notify payload announcing the commit of sess.

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
 // Parents implements store.Store.
@@ -48,35 +49,11 @@ func (s *Store) graph(ctx context.Context, id session.ID, fn func(tx pgx.Tx) ([]
 
 type neighbours func(ctx context.Context, tx pgx.Tx, id session.ID) ([]session.ID, error)
 
+// bfs walks the graph with store.Breadth inside one read transaction.
 func bfs(ctx context.Context, tx pgx.Tx, start session.ID, next neighbours) ([]session.ID, error) {
-	seen := map[session.ID]bool{start: true}
-	var out []session.ID
-	for frontier := []session.ID{start}; len(frontier) > 0; {
-		var nextFrontier []session.ID
-		for _, id := range frontier {
-			ns, err := next(ctx, tx, id)
-			if err != nil {
-				return nil, err
-			}
-			for _, n := range ns {
-				if !seen[n] {
-					seen[n] = true
-					nextFrontier = append(nextFrontier, n)
-				}
-			}
-		}
-		stored, err := existing(ctx, tx, nextFrontier)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range nextFrontier {
-			if stored[n] {
-				out = append(out, n)
-			}
-		}
-		frontier = nextFrontier
-	}
-	return out, nil
+	return store.Breadth(start,
+		func(id session.ID) ([]session.ID, error) { return next(ctx, tx, id) },
+		func(frontier []session.ID) (map[session.ID]bool, error) { return existing(ctx, tx, frontier) })
 }
 
 // existing reports which of ids are stored sessions, in one query.

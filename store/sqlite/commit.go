@@ -177,28 +177,22 @@ func create(tx *wtx, sess *session.Session, pre *encoded, evs *[]store.Event) er
 
 // findBase picks the stored parent sharing the longest prefix with sess.
 func findBase(tx *wtx, sess *session.Session, parents []session.ID) (sql.NullInt64, int, error) {
-	var best sql.NullInt64
-	bestLen := 0
+	var stored []store.StoredParent
 	for _, p := range parents {
 		pl, err := laneByID(tx, p)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
 		if err != nil {
-			return best, 0, err
+			return sql.NullInt64{}, 0, err
 		}
-		if min(pl.len, sess.Len()) <= bestLen {
-			continue
-		}
-		k, err := store.SharedPrefix(source{tx}, pl.ref(), pl.len, pl.head, sess)
-		if err != nil {
-			return best, 0, err
-		}
-		if k > bestLen {
-			best, bestLen = sql.NullInt64{Int64: pl.num, Valid: true}, k
-		}
+		stored = append(stored, store.StoredParent{Ref: pl.ref(), Len: pl.len, Head: pl.head})
 	}
-	return best, bestLen, nil
+	best, k, err := store.BestBase(source{tx}, sess, stored)
+	if err != nil || best < 0 {
+		return sql.NullInt64{}, 0, err
+	}
+	return sql.NullInt64{Int64: stored[best].Ref.Num, Valid: true}, k, nil
 }
 
 // writeChunks stores chunks [from, Len) of sess as one segment of lane num.

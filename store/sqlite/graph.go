@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
 // Parents implements store.Store.
@@ -45,33 +47,26 @@ func (s *Store) graph(ctx context.Context, id session.ID, fn func(tx *sql.Tx) ([
 	return out, nil
 }
 
+// bfs walks the graph with store.Breadth inside one read transaction.
 func bfs(tx *sql.Tx, start session.ID, next func(*sql.Tx, session.ID) ([]session.ID, error)) ([]session.ID, error) {
-	seen := map[session.ID]bool{start: true}
-	var out []session.ID
-	for frontier := []session.ID{start}; len(frontier) > 0; {
-		var nextFrontier []session.ID
-		for _, id := range frontier {
-			ns, err := next(tx, id)
-			if err != nil {
-				return nil, err
-			}
-			for _, n := range ns {
-				if !seen[n] {
-					seen[n] = true
-					nextFrontier = append(nextFrontier, n)
-				}
-			}
-		}
-		for _, n := range nextFrontier {
-			var exists bool
-			if err := tx.QueryRow(`SELECT EXISTS(SELECT 1 FROM sessions WHERE id = ?)`, n).Scan(&exists); err != nil {
-				return nil, err
-			}
-			if exists {
-				out = append(out, n)
-			}
-		}
-		frontier = nextFrontier
+	return store.Breadth(start,
+		func(id session.ID) ([]session.ID, error) { return next(tx, id) },
+		func(frontier []session.ID) (map[session.ID]bool, error) { return existing(tx, frontier) })
+}
+
+// existing reports which of ids are stored sessions, in one query.
+func existing(tx *sql.Tx, frontier []session.ID) (map[session.ID]bool, error) {
+	args := make([]any, len(frontier))
+	for i, id := range frontier {
+		args[i] = id
+	}
+	found, err := ids(tx, `SELECT id FROM sessions WHERE id IN (?`+strings.Repeat(",?", len(frontier)-1)+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[session.ID]bool, len(found))
+	for _, id := range found {
+		out[id] = true
 	}
 	return out, nil
 }
