@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"runtime"
-	"sync"
 
 	"github.com/openrath/rath/session"
 )
@@ -72,15 +70,6 @@ func DecodeSegment(data []byte) ([]Frame, error) {
 	return frames, nil
 }
 
-// DecodeFrames decodes frames into chunks, on all CPUs when there are many.
-func DecodeFrames(frames []Frame) ([]session.Chunk, error) {
-	out := make([]session.Chunk, len(frames))
-	if err := decodeFramesParallel(out, frames); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // DecodeFramesInto decodes frames[i] into dst[i], on the calling goroutine;
 // dst must have len(frames). Each chunk's ID is its frame's, not recomputed
 // (VerifyFrames checks ids). A backend that decodes rows as they arrive
@@ -101,29 +90,6 @@ func DecodeFramesInto(dst []session.Chunk, frames []Frame) error {
 			return fmt.Errorf("store: chunk %s: %w", frames[i].ID.Short(), err)
 		}
 		dst[i] = c
-	}
-	return nil
-}
-
-// decodeFramesParallel is DecodeFramesInto split across up to GOMAXPROCS
-// goroutines, one per 4096 frames.
-func decodeFramesParallel(dst []session.Chunk, frames []Frame) error {
-	workers := min(runtime.GOMAXPROCS(0), len(frames)/4096+1)
-	if workers <= 1 {
-		return DecodeFramesInto(dst, frames)
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, workers)
-	per := (len(frames) + workers - 1) / workers
-	for w := range workers {
-		lo, hi := min(w*per, len(frames)), min((w+1)*per, len(frames))
-		wg.Go(func() { errs[w] = DecodeFramesInto(dst[lo:hi], frames[lo:hi]) })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
 	}
 	return nil
 }

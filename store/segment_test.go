@@ -46,7 +46,7 @@ func checkFrames(t *testing.T, fs []Frame, cs []session.Chunk) {
 }
 
 func TestSegmentRoundTrip(t *testing.T) {
-	for _, n := range []int{0, 1, 7, 5000} { // 5000: DecodeFrames splits across goroutines
+	for _, n := range []int{0, 1, 7, 5000} {
 		t.Run(fmt.Sprint("chunks=", n), func(t *testing.T) {
 			cs := testSession(max(n, 1)).Chunks()[:n]
 			data, err := AppendSegment([]byte("prefix"), cs)
@@ -61,8 +61,8 @@ func TestSegmentRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkFrames(t, fs, cs)
-			got, err := DecodeFrames(fs)
-			if err != nil {
+			got := make([]session.Chunk, len(fs))
+			if err := DecodeFramesInto(got, fs); err != nil {
 				t.Fatal(err)
 			}
 			if len(got) != n {
@@ -112,13 +112,19 @@ func TestDecodeFramesInto(t *testing.T) {
 	if err := DecodeFramesInto(make([]session.Chunk, 3), bad); err == nil || !strings.Contains(err.Error(), fs[1].ID.Short()) {
 		t.Fatalf("undecodable frame: %v, want an error naming %s", err, fs[1].ID.Short())
 	}
-	many := make([]Frame, 9000) // the parallel path
+	many := make([]Frame, 9000) // rows decoded in parallel by a Decoder
 	for i := range many {
 		many[i] = fs[i%3]
 	}
 	many[8500].Canonical = []byte("not json")
-	if _, err := DecodeFrames(many); err == nil {
-		t.Fatal("DecodeFrames: no error for an undecodable frame")
+	d := NewDecoder(0, len(many))
+	for at := 0; at < len(many); at += 1500 {
+		if err := d.Add(at, many[at:at+1500]); err != nil {
+			break // an earlier row already failed
+		}
+	}
+	if _, err := d.Wait(); err == nil {
+		t.Fatal("Decoder: no error for an undecodable frame")
 	}
 }
 
@@ -308,7 +314,7 @@ func FuzzDecodeSegment(f *testing.F) {
 				t.Fatalf("re-framed frame %d differs", i)
 			}
 		}
-		_, _ = DecodeFrames(fs)
+		_ = DecodeFramesInto(make([]session.Chunk, len(fs)), fs)
 		var head session.ChunkID
 		if len(fs) > 0 {
 			head = fs[len(fs)-1].ID

@@ -11,9 +11,40 @@ import (
 	"github.com/openrath/rath/store"
 )
 
-// Load implements store.Store. Rows are decoded on all cores while later
-// rows are still being read.
+// Load implements store.Store.
 func (s *Store) Load(ctx context.Context, id session.ID) (*session.Session, error) {
+	l, cs, err := s.readChunks(ctx, id, store.All)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", id, err)
+	}
+	out, err := store.Assembled(id, l.lineage, l.head, cs)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", id, err)
+	}
+	return out, nil
+}
+
+// Tail implements store.Store.
+func (s *Store) Tail(ctx context.Context, id session.ID, n int) ([]session.Chunk, error) {
+	_, cs, err := s.readChunks(ctx, id, store.TailBounds(n))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", id, err)
+	}
+	return cs, nil
+}
+
+// Range implements store.Store.
+func (s *Store) Range(ctx context.Context, id session.ID, from, to int) ([]session.Chunk, error) {
+	_, cs, err := s.readChunks(ctx, id, store.RangeBounds(from, to))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", id, err)
+	}
+	return cs, nil
+}
+
+// readChunks reads and decodes the chunks bounds picks, in one snapshot;
+// rows are decoded on all cores while later rows are still being read.
+func (s *Store) readChunks(ctx context.Context, id session.ID, bounds store.Bounds) (*lane, []session.Chunk, error) {
 	var l *lane
 	var d *store.Decoder
 	err := s.read(ctx, func(tx *sql.Tx) error {
@@ -21,26 +52,20 @@ func (s *Store) Load(ctx context.Context, id session.ID) (*session.Session, erro
 		if l, err = laneByID(tx, id); err != nil {
 			return err
 		}
-		d = store.NewDecoder(0, l.len)
-		return store.WalkLane(source{tx}, l.ref(), 0, l.len, d.Add)
+		from, to, err := bounds(l.len)
+		if err != nil {
+			return err
+		}
+		d = store.NewDecoder(from, to)
+		return store.WalkLane(source{tx}, l.ref(), from, to, d.Add)
 	})
-	var cs []session.Chunk
 	if d != nil {
-		var derr error
-		cs, derr = d.Wait() // always: decoding goroutines may still be running
-		err = errors.Join(err, derr)
+		cs, derr := d.Wait() // always: decoding goroutines may still be running
+		if err = errors.Join(err, derr); err == nil {
+			return l, cs, nil
+		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", id, err)
-	}
-	out, err := session.AssembleValidated(id, l.lineage, cs)
-	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", id, err)
-	}
-	if out.Head() != l.head {
-		return nil, fmt.Errorf("load %s: stored head %s but the chain ends at %s (corrupt database?)", id, l.head.Short(), out.Head().Short())
-	}
-	return out, nil
+	return nil, nil, err
 }
 
 // whole reads a session's lane and all its encoded chunks in one snapshot.
@@ -53,41 +78,6 @@ func (s *Store) whole(ctx context.Context, id session.ID) (l *lane, fs []store.F
 		return err
 	})
 	return l, fs, err
-}
-
-// Tail implements store.Store.
-func (s *Store) Tail(ctx context.Context, id session.ID, n int) ([]session.Chunk, error) {
-	return s.chunks(ctx, id, func(l int) (int, int, error) { return max(0, l-max(n, 0)), l, nil })
-}
-
-// Range implements store.Store.
-func (s *Store) Range(ctx context.Context, id session.ID, from, to int) ([]session.Chunk, error) {
-	return s.chunks(ctx, id, func(l int) (int, int, error) {
-		if from < 0 || to < from || to > l {
-			return 0, 0, fmt.Errorf("%w: range [%d,%d) of a session with %d chunks", session.ErrRange, from, to, l)
-		}
-		return from, to, nil
-	})
-}
-
-func (s *Store) chunks(ctx context.Context, id session.ID, bounds func(len int) (int, int, error)) ([]session.Chunk, error) {
-	var fs []store.Frame
-	err := s.read(ctx, func(tx *sql.Tx) error {
-		l, err := laneByID(tx, id)
-		if err != nil {
-			return err
-		}
-		from, to, err := bounds(l.len)
-		if err != nil {
-			return err
-		}
-		fs, err = frames(tx, l, from, to)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", id, err)
-	}
-	return store.DecodeFrames(fs)
 }
 
 // Info implements store.Store.
