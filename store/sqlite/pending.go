@@ -8,7 +8,7 @@ import (
 
 // Appends to known sessions — almost every commit — do not write when they
 // run: they queue their segment and their new head here, and the batch
-// writes them all with one multi-row INSERT and one UPDATE before it
+// writes them all with a few multi-row INSERTs and UPDATEs before it
 // commits. SQLite's per-statement cost, not the disk, bounded group commit
 // before this. Any job that reads or writes the database otherwise (creating
 // a session, compaction, status, GC) flushes the queue first, so it sees
@@ -23,70 +23,105 @@ type segRow struct {
 	updatedUs int64
 }
 
-// rowsPerInsert keeps a statement well under SQLite's 32766 parameters.
-const rowsPerInsert = 200
-
-// flush writes the queued appends.
+// flush writes the queued appends, in chunks of the prepared batch sizes
+// (see batchSizes), largest first.
 func (t *wtx) flush() error {
 	rows := t.w.pending
 	if len(rows) == 0 {
 		return nil
 	}
 	t.w.pending = rows[:0]
-	for len(rows) > 0 {
-		n := min(len(rows), rowsPerInsert)
-		if err := t.flushRows(rows[:n]); err != nil {
-			return err
-		}
-		rows = rows[n:]
-	}
-	return nil
-}
-
-func (t *wtx) flushRows(rows []segRow) error {
-	if len(rows) == 1 { // a lone commit: the prepared statements are cheaper
-		r := rows[0]
-		if _, err := t.Exec(`INSERT INTO segments(lane, first, n, data) VALUES(?, ?, ?, ?)`, r.lane, r.first, r.n, r.data); err != nil {
-			return err
-		}
-		_, err := t.Exec(`UPDATE sessions SET head = ?, len = ?, updated = ? WHERE lane = ?`, r.head, r.len, r.updatedUs, r.lane)
-		return err
-	}
-	var q strings.Builder
-	args := make([]any, 0, 4*len(rows))
-	q.WriteString(`INSERT INTO segments(lane, first, n, data) VALUES `)
-	for i, r := range rows {
-		if i > 0 {
-			q.WriteByte(',')
-		}
-		q.WriteString(`(?,?,?,?)`)
-		args = append(args, r.lane, r.first, r.n, r.data)
-	}
-	if _, err := t.Tx.Exec(q.String(), args...); err != nil {
-		return err
-	}
 	// The last queued head of each lane wins; earlier ones in the batch are
-	// superseded (their segments are already in the INSERT above).
+	// superseded (their segments are still inserted).
 	last := make(map[int64]int, len(rows))
 	for i, r := range rows {
 		last[r.lane] = i
 	}
-	q.Reset()
-	args = args[:0]
-	q.WriteString(`UPDATE sessions SET head = v.column2, len = v.column3, updated = v.column4 FROM (VALUES `)
-	first := true
+	heads := make([]segRow, 0, len(last))
 	for i, r := range rows {
-		if last[r.lane] != i {
+		if last[r.lane] == i {
+			heads = append(heads, r)
+		}
+	}
+	args := make([]any, 0, 4*min(len(rows), maxBatchRows))
+	for len(rows) > 0 {
+		k := batchSize(len(rows))
+		args = args[:0]
+		for _, r := range rows[:k] {
+			args = append(args, r.lane, r.first, r.n, r.data)
+		}
+		if _, err := t.Exec(insertSegments(k), args...); err != nil {
+			return err
+		}
+		rows = rows[k:]
+	}
+	for len(heads) > 0 {
+		k := batchSize(len(heads))
+		args = args[:0]
+		if k == 1 { // the plain statement is cheaper than a one-row join
+			r := heads[0]
+			if _, err := t.Exec(updateHead, r.head, r.len, r.updatedUs, r.lane); err != nil {
+				return err
+			}
+			heads = heads[1:]
 			continue
 		}
-		if !first {
+		for _, r := range heads[:k] {
+			args = append(args, r.lane, r.head, r.len, r.updatedUs)
+		}
+		if _, err := t.Exec(updateHeads(k), args...); err != nil {
+			return err
+		}
+		heads = heads[k:]
+	}
+	return nil
+}
+
+// Multi-row statements are prepared once for each batch size in
+// batchSizes: parsing a fresh statement for every batch cost more than a
+// quarter of the writer's time.
+var batchSizes = []int{128, 64, 32, 16, 8, 4, 2, 1}
+
+const maxBatchRows = 128
+
+// batchSize is the largest prepared size that fits n rows.
+func batchSize(n int) int {
+	for _, k := range batchSizes {
+		if k <= n {
+			return k
+		}
+	}
+	return 1
+}
+
+// insertSQL and updateSQL hold the statements for each batch size; they
+// are built once and never change.
+var insertSQL, updateSQL = batchStatements()
+
+func batchStatements() (ins, upd map[int]string) {
+	ins, upd = map[int]string{}, map[int]string{}
+	for _, k := range batchSizes {
+		ins[k] = multiRow(`INSERT INTO segments(lane, first, n, data) VALUES `, k, "")
+		upd[k] = multiRow(`UPDATE sessions SET head = v.column2, len = v.column3, updated = v.column4 FROM (VALUES `, k,
+			`) AS v WHERE sessions.lane = v.column1`)
+	}
+	return ins, upd
+}
+
+const updateHead = `UPDATE sessions SET head = ?, len = ?, updated = ? WHERE lane = ?`
+
+func insertSegments(k int) string { return insertSQL[k] }
+func updateHeads(k int) string    { return updateSQL[k] }
+
+func multiRow(head string, k int, tail string) string {
+	var q strings.Builder
+	q.WriteString(head)
+	for i := range k {
+		if i > 0 {
 			q.WriteByte(',')
 		}
-		first = false
 		q.WriteString(`(?,?,?,?)`)
-		args = append(args, r.lane, r.head, r.len, r.updatedUs)
 	}
-	q.WriteString(`) AS v WHERE sessions.lane = v.column1`)
-	_, err := t.Tx.Exec(q.String(), args...)
-	return err
+	q.WriteString(tail)
+	return q.String()
 }

@@ -16,15 +16,19 @@ var hotStatements = []string{
 	`SAVEPOINT job`, `RELEASE job`, `ROLLBACK TO job`,
 	`SELECT lane, head, len, compact_from FROM sessions WHERE id = ?`,
 	`INSERT INTO segments(lane, first, n, data) VALUES(?, ?, ?, ?)`,
-	`UPDATE sessions SET head = ?, len = ?, updated = ? WHERE lane = ?`,
+	updateHead,
 	`SELECT ` + laneColumns + ` FROM sessions WHERE id = ?`,
 	insertSession,
 	`INSERT INTO parents(child, pos, parent) VALUES(?, ?, ?)`,
 }
 
 func prepareHot(db *sql.DB) map[string]*sql.Stmt {
-	out := make(map[string]*sql.Stmt, len(hotStatements))
-	for _, q := range hotStatements {
+	qs := append([]string(nil), hotStatements...)
+	for _, k := range batchSizes {
+		qs = append(qs, insertSegments(k), updateHeads(k))
+	}
+	out := make(map[string]*sql.Stmt, len(qs))
+	for _, q := range qs {
 		if st, err := db.Prepare(q); err == nil {
 			out[q] = st
 		}

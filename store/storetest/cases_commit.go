@@ -233,3 +233,57 @@ func testTailAndRange(t *testing.T, h Harness) {
 		}
 	}
 }
+
+// testManySessions commits to more sessions at once than a backend batches
+// in one statement, some of them past a compaction point, and checks that
+// every session reads back whole.
+func testManySessions(t *testing.T, h Harness) {
+	st := open(t, h)
+	const sessions = 150
+	got := make([]*session.Session, sessions)
+	var wg sync.WaitGroup
+	for w := range sessions {
+		wg.Go(func() {
+			s := session.FromUser(fmt.Sprint("session ", w))
+			if err := st.Commit(ctx(t), s, ""); err != nil {
+				t.Error(err)
+				return
+			}
+			commits := 5
+			if w%50 == 0 {
+				commits = 140
+			}
+			for i := range commits {
+				next := s.Append(session.Note(fmt.Sprintf("s%d-%d", w, i)))
+				if err := st.Commit(ctx(t), next, s.Head()); err != nil {
+					t.Error(err)
+					return
+				}
+				s = next
+			}
+			got[w] = s
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	for _, want := range got {
+		loaded, err := st.Load(ctx(t), want.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loaded.Len() != want.Len() || loaded.Head() != want.Head() {
+			t.Fatalf("session %s: loaded %d chunks ending %s, committed %d ending %s",
+				want.ID(), loaded.Len(), loaded.Head().Short(), want.Len(), want.Head().Short())
+		}
+		info, err := st.Info(ctx(t), want.ID())
+		if err != nil || info.Head != want.Head() || info.Len != want.Len() {
+			t.Fatalf("session %s: info %+v, %v; want head %s len %d", want.ID(), info, err, want.Head().Short(), want.Len())
+		}
+		tail, err := st.Tail(ctx(t), want.ID(), 3)
+		if err != nil || len(tail) != 3 || tail[2].ID != want.Head() {
+			t.Fatalf("session %s: tail %d chunks, %v", want.ID(), len(tail), err)
+		}
+	}
+}

@@ -33,6 +33,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"AppendCommits", testAppend},
 		{"Conflicts", testConflicts},
 		{"ConcurrentWriters", testConcurrentWriters},
+		{"ManySessionsAtOnce", testManySessions},
 		{"ForksSharePrefix", testForksSharePrefix},
 		{"TailAndRange", testTailAndRange},
 		{"Lineage", testLineage},
