@@ -1,0 +1,225 @@
+package model
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Config is the model section of rath's config file
+// ($RATH_HOME/config.json, else ~/.rath/config.json):
+//
+//	{
+//	  "default_model": "openai:gpt-5.5",
+//	  "providers": {"openai": {"api_key": "...", "base_url": "...", "model": "..."}},
+//	  "prices": {"openai:gpt-5.5": {"input": 1.25, "output": 10}}
+//	}
+//
+// Keys this build does not know are kept through LoadConfig and Save. The
+// file holds API keys, so it is written with mode 0600 and refused when
+// others can read it.
+type Config struct {
+	DefaultModel string                    `json:"default_model,omitempty"`
+	Providers    map[string]ProviderConfig `json:"providers,omitempty"`
+	Prices       map[string]Price          `json:"prices,omitempty"`
+
+	extra map[string]json.RawMessage
+}
+
+// ProviderConfig is how to reach one provider.
+type ProviderConfig struct {
+	APIKey  string `json:"api_key,omitempty"`
+	BaseURL string `json:"base_url,omitempty"`
+	Model   string `json:"model,omitempty"`
+
+	extra map[string]json.RawMessage
+}
+
+// String never shows the key.
+func (p ProviderConfig) String() string {
+	key := "unset"
+	if p.APIKey != "" {
+		key = "set"
+	}
+	return fmt.Sprintf("{base_url: %q, model: %q, api_key: %s}", p.BaseURL, p.Model, key)
+}
+
+// GoString never shows the key either (%#v).
+func (p ProviderConfig) GoString() string { return "model.ProviderConfig" + p.String() }
+
+// LogValue keeps the key out of slog output.
+func (p ProviderConfig) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("base_url", p.BaseURL), slog.String("model", p.Model), slog.Bool("api_key_set", p.APIKey != ""))
+}
+
+// MarshalJSON writes the known fields and the unknown ones kept from load.
+func (p ProviderConfig) MarshalJSON() ([]byte, error) {
+	type known ProviderConfig
+	return mergeExtra(known(p), p.extra)
+}
+
+// UnmarshalJSON reads the known fields and keeps the others.
+func (p *ProviderConfig) UnmarshalJSON(b []byte) error {
+	type known ProviderConfig
+	var k known
+	if err := json.Unmarshal(b, &k); err != nil {
+		return err
+	}
+	*p = ProviderConfig(k)
+	var err error
+	p.extra, err = extraKeys(b, "api_key", "base_url", "model")
+	return err
+}
+
+// MarshalJSON writes the known fields and the unknown ones kept from load.
+func (c Config) MarshalJSON() ([]byte, error) {
+	type known Config
+	return mergeExtra(known(c), c.extra)
+}
+
+// UnmarshalJSON reads the known fields and keeps the others.
+func (c *Config) UnmarshalJSON(b []byte) error {
+	type known Config
+	var k known
+	if err := json.Unmarshal(b, &k); err != nil {
+		return err
+	}
+	*c = Config(k)
+	var err error
+	c.extra, err = extraKeys(b, "default_model", "providers", "prices")
+	return err
+}
+
+func extraKeys(b []byte, known ...string) (map[string]json.RawMessage, error) {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return nil, err
+	}
+	for _, k := range known {
+		delete(all, k)
+	}
+	if len(all) == 0 {
+		return nil, nil
+	}
+	return all, nil
+}
+
+func mergeExtra(v any, extra map[string]json.RawMessage) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil || len(extra) == 0 {
+		return b, err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return nil, err
+	}
+	for k, v := range extra {
+		if _, ok := all[k]; !ok {
+			all[k] = v
+		}
+	}
+	return json.Marshal(all)
+}
+
+// ConfigPaths returns the config files in the order they are consulted:
+// $RATH_HOME/config.json (if RATH_HOME is set), then ~/.rath/config.json.
+func ConfigPaths(getenv func(string) string) []string {
+	var out []string
+	if h := getenv("RATH_HOME"); h != "" {
+		out = append(out, filepath.Join(h, "config.json"))
+	}
+	if home := getenv("HOME"); home != "" {
+		out = append(out, filepath.Join(home, ".rath", "config.json"))
+	}
+	return out
+}
+
+// ErrConfig marks an unreadable or unsafe config file.
+var ErrConfig = errors.New("model: config")
+
+// LoadConfig reads the config file at path. A missing file is an empty
+// config, not an error.
+func LoadConfig(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &Config{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("%w: %s is readable by other users (mode %#o) and may hold API keys; run: chmod 600 %s",
+			ErrConfig, path, st.Mode().Perm(), path)
+	}
+	var c Config
+	dec := json.NewDecoder(f)
+	if err := dec.Decode(&c); err != nil {
+		// The decoder's message quotes no file content beyond a token, but
+		// say where, not what.
+		return nil, fmt.Errorf("%w: %s is not valid JSON: %s", ErrConfig, path, jsonErrorPlace(err))
+	}
+	return &c, nil
+}
+
+// jsonErrorPlace describes a JSON error without echoing file content.
+func jsonErrorPlace(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("syntax error at byte %d", se.Offset)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("field %q has the wrong type (%s)", te.Field, te.Value)
+	}
+	return strings.SplitN(err.Error(), ":", 2)[0]
+}
+
+// Save writes c to path atomically (a temp file renamed over it) with mode
+// 0600, creating the directory (0700) if needed.
+func (c *Config) Save(path string) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	tmp, err := os.CreateTemp(dir, ".config-*.json")
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	defer os.Remove(tmp.Name()) // gone after the rename; cleans up on failure
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
