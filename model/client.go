@@ -39,7 +39,7 @@ func (c *client) Name() string     { return c.name }
 
 func (c *client) Stream(ctx context.Context, req *Request) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		resp, err, stopped := c.call(ctx, req, yield)
+		resp, stopped, err := c.call(ctx, req, yield)
 		if stopped {
 			return
 		}
@@ -53,7 +53,7 @@ func (c *client) Stream(ctx context.Context, req *Request) iter.Seq2[Event, erro
 
 // call runs the attempts. stopped reports that the consumer stopped
 // listening (nothing more may be yielded).
-func (c *client) call(ctx context.Context, req *Request, yield func(Event, error) bool) (*Response, error, bool) {
+func (c *client) call(ctx context.Context, req *Request, yield func(Event, error) bool) (resp *Response, stopped bool, err error) {
 	start := time.Now()
 	r := *req
 	if r.Model == "" {
@@ -65,7 +65,7 @@ func (c *client) call(ctx context.Context, req *Request, yield func(Event, error
 	b := BudgetFrom(ctx)
 	if b != nil {
 		if err := b.Check(); err != nil {
-			return nil, fail(nil, err), false
+			return nil, false, fail(nil, err)
 		}
 		if dl, ok := b.Deadline(); ok {
 			var cancel context.CancelFunc
@@ -76,7 +76,7 @@ func (c *client) call(ctx context.Context, req *Request, yield func(Event, error
 	rng := rand.New(rand.NewPCG(uint64(start.UnixNano()), 0x5eed))
 	var attempts []session.Attempt
 	for n := 1; ; n++ {
-		resp, err, yielded, stopped := c.attempt(ctx, &r, yield)
+		resp, yielded, stopped, err := c.attempt(ctx, &r, yield)
 		a := session.Attempt{Latency: resp.latency}
 		if err != nil {
 			a.Error = Redact(err.Error(), c.opts.Secrets...)
@@ -92,7 +92,7 @@ func (c *client) call(ctx context.Context, req *Request, yield func(Event, error
 			c.opts.OnAttempt(a)
 		}
 		if stopped {
-			return nil, nil, true
+			return nil, true, nil
 		}
 		if err == nil {
 			out := resp.r
@@ -108,35 +108,35 @@ func (c *client) call(ctx context.Context, req *Request, yield func(Event, error
 			if b != nil {
 				b.Charge(out.Usage)
 			}
-			return out, nil, false
+			return out, false, nil
 		}
 		if b != nil && ctx.Err() != nil {
 			if berr := b.Check(); berr != nil {
-				return nil, fail(attempts, berr), false
+				return nil, false, fail(attempts, berr)
 			}
 		}
 		if yielded {
-			return nil, fail(attempts, fmt.Errorf("%w: %w", ErrStreamBroken, err)), false
+			return nil, false, fail(attempts, fmt.Errorf("%w: %w", ErrStreamBroken, err))
 		}
 		if n >= c.retry.MaxAttempts || !Retryable(err) || ctx.Err() != nil {
-			return nil, fail(attempts, err), false
+			return nil, false, fail(attempts, err)
 		}
 		wait := c.retry.backoff(n, rng)
 		var se *StatusError
 		if errors.As(err, &se) && se.RetryAfter > 0 {
 			if se.RetryAfter > c.retry.MaxRetryAfter {
-				return nil, fail(attempts, fmt.Errorf("%w (the provider asked to retry after %s)", err, se.RetryAfter)), false
+				return nil, false, fail(attempts, fmt.Errorf("%w (the provider asked to retry after %s)", err, se.RetryAfter))
 			}
 			wait = se.RetryAfter
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return nil, fail(attempts, fmt.Errorf("%w (the next retry, in %s, would pass the deadline)", err, wait)), false
+			return nil, false, fail(attempts, fmt.Errorf("%w (the next retry, in %s, would pass the deadline)", err, wait))
 		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, fail(attempts, fmt.Errorf("%w (while waiting to retry: %w)", err, ctx.Err())), false
+			return nil, false, fail(attempts, fmt.Errorf("%w (while waiting to retry: %w)", err, ctx.Err()))
 		case <-t.C:
 		}
 	}
@@ -148,7 +148,7 @@ type attemptResult struct {
 }
 
 // attempt runs one try, passing its events on.
-func (c *client) attempt(ctx context.Context, req *Request, yield func(Event, error) bool) (res attemptResult, err error, yielded, stopped bool) {
+func (c *client) attempt(ctx context.Context, req *Request, yield func(Event, error) bool) (res attemptResult, yielded, stopped bool, err error) {
 	actx := ctx
 	if c.retry.AttemptTimeout > 0 {
 		var cancel context.CancelFunc
@@ -172,5 +172,5 @@ func (c *client) attempt(ctx context.Context, req *Request, yield func(Event, er
 		err = fmt.Errorf("attempt timed out after %s: %w", c.retry.AttemptTimeout, context.DeadlineExceeded)
 	}
 	res.r = resp
-	return res, err, yielded, stopped
+	return res, yielded, stopped, err
 }

@@ -1,0 +1,113 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const testKey = "sk-config-SECRET-9876"
+
+func TestConfigRoundTripKeepsUnknownKeys(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "config.json")
+	src := `{"default_model":"openai:gpt-x","future_section":{"a":[1,2]},
+	"providers":{"openai":{"api_key":"` + testKey + `","org":"acme"}},"prices":{"openai:gpt-x":{"input":1,"output":2}}}`
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DefaultModel != "openai:gpt-x" || c.Providers["openai"].APIKey != testKey || c.Prices["openai:gpt-x"].Output != 2 {
+		t.Fatalf("loaded %+v", c)
+	}
+	c.DefaultModel = "anthropic:claude-x"
+	if err := c.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("saved mode %v, %v", st.Mode(), err)
+	}
+	ents, _ := os.ReadDir(filepath.Dir(path))
+	if len(ents) != 1 {
+		t.Fatalf("temp files left behind: %v", ents)
+	}
+	var raw map[string]any
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if raw["future_section"] == nil || raw["default_model"] != "anthropic:claude-x" {
+		t.Fatalf("saved %s", b)
+	}
+	if raw["providers"].(map[string]any)["openai"].(map[string]any)["org"] != "acme" {
+		t.Fatalf("provider's unknown key lost: %s", b)
+	}
+}
+
+func TestConfigRefusesOpenPermissions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(path, []byte(`{"providers":{"openai":{"api_key":"`+testKey+`"}}}`), 0o644)
+	os.Chmod(path, 0o644)
+	_, err := LoadConfig(path)
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "chmod 600") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestConfigMalformedDoesNotEchoContent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(path, []byte(`{"providers":{"openai":{"api_key":"`+testKey+`" oops}}}`), 0o600)
+	_, err := LoadConfig(path)
+	if !errors.Is(err, ErrConfig) || strings.Contains(err.Error(), testKey) || !strings.Contains(err.Error(), "byte") {
+		t.Fatalf("err = %v", err)
+	}
+	if c, err := LoadConfig(filepath.Join(t.TempDir(), "missing.json")); err != nil || c == nil {
+		t.Fatalf("missing file: %v", err)
+	}
+}
+
+func TestProviderConfigNeverPrintsKey(t *testing.T) {
+	pc := ProviderConfig{APIKey: testKey, BaseURL: "http://x", Model: "m"}
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("opening", "provider", pc)
+	for _, s := range []string{fmt.Sprint(pc), fmt.Sprintf("%v %+v %#v %s", pc, pc, pc, pc), buf.String()} {
+		if strings.Contains(s, testKey) {
+			t.Fatalf("key printed: %s", s)
+		}
+	}
+	if !strings.Contains(buf.String(), `"api_key_set":true`) {
+		t.Fatalf("log = %s", buf.String())
+	}
+}
+
+func TestResolvePrecedence(t *testing.T) {
+	home := &Config{Providers: map[string]ProviderConfig{"openai": {APIKey: "home-key", BaseURL: "http://home", Model: "home-model"}}}
+	user := &Config{Providers: map[string]ProviderConfig{"openai": {APIKey: "user-key", BaseURL: "http://user", Model: "user-model"}}}
+	env := map[string]string{"OPENAI_BASE_URL": "http://env"}
+	getenv := func(k string) string { return env[k] }
+	got := Resolve("openai", ProviderConfig{Model: "explicit-model"}, getenv, home, user)
+	if got.Model != "explicit-model" || got.BaseURL != "http://env" || got.APIKey != "home-key" {
+		t.Fatalf("resolved %#v (key %q)", got, got.APIKey)
+	}
+	got = Resolve("openai", ProviderConfig{}, getenv, nil, user)
+	if got.APIKey != "user-key" || got.Model != "user-model" {
+		t.Fatalf("fallback to ~/.rath: %#v", got)
+	}
+	paths := ConfigPaths(func(k string) string { return map[string]string{"RATH_HOME": "/r", "HOME": "/h"}[k] })
+	if len(paths) != 2 || paths[0] != "/r/config.json" || paths[1] != "/h/.rath/config.json" {
+		t.Fatalf("paths = %v", paths)
+	}
+}

@@ -1,0 +1,68 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		h    http.Header
+		want time.Duration
+	}{
+		{http.Header{"Retry-After": {"3"}}, 3 * time.Second},
+		{http.Header{"Retry-After": {"0.25"}}, 250 * time.Millisecond},
+		{http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}, 90 * time.Second},
+		{http.Header{"Retry-After": {now.Add(-time.Minute).Format(http.TimeFormat)}}, 0},
+		{http.Header{"Retry-After-Ms": {"150"}, "Retry-After": {"9"}}, 150 * time.Millisecond},
+		{http.Header{"Retry-After": {"soon"}}, 0},
+		{http.Header{"Retry-After": {"-4"}}, 0},
+		{http.Header{}, 0},
+	}
+	for _, c := range cases {
+		if got := ParseRetryAfter(c.h, now); got != c.want {
+			t.Errorf("%v: got %s, want %s", c.h, got, c.want)
+		}
+	}
+}
+
+func TestRetryable(t *testing.T) {
+	yes := []error{
+		&StatusError{Status: 408}, &StatusError{Status: 409}, &StatusError{Status: 429}, &StatusError{Status: 500},
+		&StatusError{Status: 529}, fmt.Errorf("read: %w", io.ErrUnexpectedEOF), syscall.ECONNRESET,
+		fmt.Errorf("attempt: %w", context.DeadlineExceeded),
+	}
+	no := []error{&StatusError{Status: 400}, &StatusError{Status: 401}, &StatusError{Status: 404},
+		context.Canceled, ErrMalformed, errors.New("something else")}
+	for _, e := range yes {
+		if !Retryable(e) {
+			t.Errorf("%v should be retried", e)
+		}
+	}
+	for _, e := range no {
+		if Retryable(e) {
+			t.Errorf("%v should not be retried", e)
+		}
+	}
+}
+
+func TestBackoffGrowsAndCaps(t *testing.T) {
+	p := RetryPolicy{MaxAttempts: 10, BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 1; n <= 8; n++ {
+		ceiling := min(100*time.Millisecond<<(n-1), time.Second)
+		for range 50 {
+			if d := p.backoff(n, rng); d < 0 || d > ceiling {
+				t.Fatalf("retry %d waited %s, ceiling %s", n, d, ceiling)
+			}
+		}
+	}
+}
