@@ -157,7 +157,9 @@ func (c *client) attempt(ctx context.Context, req *Request, yield func(Event, er
 	}
 	t0 := time.Now()
 	resp, err := c.p.Attempt(actx, req, func(ev Event) bool {
-		yielded = true
+		// Usage is not output: an attempt that failed after reporting only
+		// usage may still be retried (the next attempt's usage replaces it).
+		yielded = yielded || ev.Kind != EventUsage
 		if !yield(ev, nil) {
 			stopped = true
 			return false

@@ -288,3 +288,18 @@ func TestPriceCost(t *testing.T) {
 		t.Fatalf("cost = %v, want %v", got, want)
 	}
 }
+
+func TestUsageAloneIsNotOutput(t *testing.T) {
+	f := &fake{steps: [](func(context.Context, func(Event) bool) (*Response, error)){
+		func(_ context.Context, emit func(Event) bool) (*Response, error) {
+			var a Assembler
+			emit(a.Usage(session.Usage{InputTokens: 9}))
+			return nil, &StatusError{Status: 529, Message: "overloaded"}
+		},
+		answers("ok", session.Usage{InputTokens: 9, OutputTokens: 1}),
+	}}
+	r, err := Generate(context.Background(), New(f, "m", Options{Retry: quick}), req())
+	if err != nil || r.Text != "ok" || len(r.Attempts) != 2 || r.Attempts[0].Status != 529 {
+		t.Fatalf("r = %+v, err = %v", r, err)
+	}
+}

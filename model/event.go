@@ -20,7 +20,8 @@ const (
 	EventToolCallDelta
 	// EventToolCall carries a complete tool call in Call.
 	EventToolCall
-	// EventUsage carries the usage reported so far in Usage.
+	// EventUsage carries the usage the current attempt has reported so far
+	// in Usage (a retried attempt reports afresh).
 	EventUsage
 	// EventDone ends a successful stream; Response holds the whole answer.
 	EventDone

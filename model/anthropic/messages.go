@@ -1,0 +1,95 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+
+	"github.com/openrath/rath/session"
+)
+
+// emptyInput is the tool_use input sent for a call whose arguments were not
+// a JSON object: the API requires an object.
+var emptyInput = json.RawMessage(`{}`)
+
+// buildMessages returns the system prompt (every system message, in order,
+// joined by blank lines) and the conversation as the API wants it: turns
+// alternating between user and assistant, tool results as tool_result
+// blocks of a user turn.
+func buildMessages(msgs []session.Message) (string, []sdk.MessageParam) {
+	var system []string
+	var out []sdk.MessageParam
+	add := func(role sdk.MessageParamRole, blocks []sdk.ContentBlockParamUnion) {
+		if len(blocks) == 0 {
+			return
+		}
+		// Adjacent turns of one role merge: the API requires alternation, and
+		// consecutive tool results must share one user turn.
+		if n := len(out); n > 0 && out[n-1].Role == role {
+			out[n-1].Content = append(out[n-1].Content, blocks...)
+			return
+		}
+		out = append(out, sdk.MessageParam{Role: role, Content: blocks})
+	}
+	for _, m := range msgs {
+		switch m.Role {
+		case session.RoleSystem:
+			if strings.TrimSpace(m.Content) != "" {
+				system = append(system, m.Content)
+			}
+		case session.RoleUser:
+			if m.Content != "" {
+				add(sdk.MessageParamRoleUser, []sdk.ContentBlockParamUnion{sdk.NewTextBlock(m.Content)})
+			}
+		case session.RoleAssistant:
+			add(sdk.MessageParamRoleAssistant, assistantBlocks(m))
+		case session.RoleTool:
+			add(sdk.MessageParamRoleUser, []sdk.ContentBlockParamUnion{toolResult(m)})
+		}
+	}
+	return strings.Join(system, "\n\n"), out
+}
+
+// assistantBlocks is an assistant turn: its signed thinking and redacted
+// thinking blocks first (the API requires them ahead of the tool_use blocks
+// they led to when extended thinking is on), then its text, then its calls.
+// Reasoning without a signature cannot be verified by the API and is left
+// out.
+func assistantBlocks(m session.Message) []sdk.ContentBlockParamUnion {
+	var blocks []sdk.ContentBlockParamUnion
+	for _, r := range m.ReasoningBlocks {
+		switch {
+		case r.Redacted != "":
+			blocks = append(blocks, sdk.NewRedactedThinkingBlock(r.Redacted))
+		case r.Signature != "":
+			blocks = append(blocks, sdk.NewThinkingBlock(r.Signature, r.Text))
+		}
+	}
+	if m.Content != "" {
+		blocks = append(blocks, sdk.NewTextBlock(m.Content))
+	}
+	for _, tc := range m.ToolCalls {
+		blocks = append(blocks, sdk.NewToolUseBlock(tc.ID, toolInput(tc), tc.Name))
+	}
+	return blocks
+}
+
+// toolInput is the call's arguments when they are a JSON object, else {}:
+// malformed arguments (kept in ArgsText) cannot be sent back as input.
+func toolInput(tc session.ToolCall) json.RawMessage {
+	args := bytes.TrimSpace(tc.Args)
+	if len(args) == 0 || args[0] != '{' || !json.Valid(args) {
+		return emptyInput
+	}
+	return json.RawMessage(args)
+}
+
+func toolResult(m session.Message) sdk.ContentBlockParamUnion {
+	b := sdk.ToolResultBlockParam{ToolUseID: m.ToolCallID}
+	if m.Content != "" {
+		b.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: m.Content}}}
+	}
+	return sdk.ContentBlockParamUnion{OfToolResult: &b}
+}
