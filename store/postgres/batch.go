@@ -3,12 +3,10 @@ package postgres
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/openrath/rath/session"
@@ -31,23 +29,44 @@ import (
 // maxCASBatch bounds one batch.
 const maxCASBatch = 256
 
-// casAppendSQL moves a session's head from $4 at length $5 to $2 at length
-// $3 and stores the new segment rows, or changes nothing and returns no row.
-const casAppendSQL = `WITH upd AS (
-		UPDATE rath.sessions SET head = $2, len = $3, updated = now()
-		WHERE id = $1 AND head = $4 AND len = $5
-		RETURNING lane, compact_from),
+// casBatchSQL moves the heads of a batch of sessions, each from its prev
+// head at length prevlen to head at length len, if it still is there,
+// stores the segment rows of those that moved, notifies watchers, and
+// returns the batch positions (idx) that moved. A session appearing twice
+// in a batch (two writers racing on it) moves at most once: UPDATE ... FROM
+// takes one source row per target row, and the loser is not returned.
+// One statement for the whole batch: the server plans and runs it once,
+// where a statement per append cost it most of its time.
+const casBatchSQL = `WITH u AS (
+		SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::integer[], $5::text[], $6::integer[], $7::text[])
+			AS u(idx, id, head, len, prev, prevlen, payload)),
+	upd AS (
+		UPDATE rath.sessions s SET head = u.head, len = u.len, updated = now()
+		FROM u WHERE s.id = u.id AND s.head = u.prev AND s.len = u.prevlen
+		RETURNING u.idx, s.lane, s.compact_from, u.payload),
 	seg AS (
 		INSERT INTO rath.segments(lane, first, n, data)
 		SELECT upd.lane, r.first, r.n, r.data
-		FROM upd, unnest($6::integer[], $7::integer[], $8::bytea[]) AS r(first, n, data))
-	SELECT lane, compact_from, pg_notify('rath_commits', $9) IS NULL FROM upd`
+		FROM upd JOIN unnest($8::integer[], $9::integer[], $10::integer[], $11::bytea[]) AS r(idx, first, n, data)
+			ON r.idx = upd.idx)
+	SELECT idx, lane, compact_from, pg_notify('rath_commits', payload) IS NULL FROM upd`
 
 type casJob struct {
-	ctx  context.Context
-	id   session.ID
-	args []any
+	ctx context.Context
+	casAppend
 	done chan casResult // buffered
+}
+
+// casAppend is one session's append: its head moves from prev (at length
+// prevLen) to head (at length len), adding rows.
+type casAppend struct {
+	id        session.ID
+	head      session.ChunkID
+	len       int
+	prev      session.ChunkID
+	prevLen   int
+	rows      segRows
+	eventJSON string
 }
 
 type casResult struct {
@@ -81,8 +100,8 @@ func newCommitter(pool *pgxpool.Pool) *committer {
 }
 
 // do runs one append in the next batch and waits for its outcome.
-func (c *committer) do(ctx context.Context, id session.ID, args ...any) casResult {
-	j := &casJob{ctx: ctx, id: id, args: args, done: make(chan casResult, 1)}
+func (c *committer) do(ctx context.Context, a casAppend) casResult {
+	j := &casJob{ctx: ctx, casAppend: a, done: make(chan casResult, 1)}
 	select {
 	case c.jobs <- j:
 	case <-c.quit:
@@ -167,35 +186,67 @@ func (c *committer) run(batch []*casJob) {
 	}
 }
 
-// send runs the batch as one pipeline and implicit transaction. Its results
-// count only once the transaction has committed, which Close reports.
+// casOneSQL is casBatchSQL for a batch of one, without the arrays: a lone
+// commit's statement is cheaper to plan and run.
+const casOneSQL = `WITH upd AS (
+		UPDATE rath.sessions SET head = $2, len = $3, updated = now()
+		WHERE id = $1 AND head = $4 AND len = $5
+		RETURNING lane, compact_from),
+	seg AS (
+		INSERT INTO rath.segments(lane, first, n, data)
+		SELECT upd.lane, r.first, r.n, r.data
+		FROM upd, unnest($6::integer[], $7::integer[], $8::bytea[]) AS r(first, n, data))
+	SELECT 0, lane, compact_from, pg_notify('rath_commits', $9) IS NULL FROM upd`
+
+// send runs the batch as one statement (casBatchSQL, or casOneSQL).
 func (c *committer) send(live []*casJob) ([]casResult, error) {
-	b := &pgx.Batch{}
-	for _, j := range live {
-		b.Queue(casAppendSQL, j.args...)
+	n := len(live)
+	if n == 1 {
+		j := live[0]
+		return c.collect(1, casOneSQL, j.id, j.head, j.len, j.prev, j.prevLen, j.rows.firsts, j.rows.ns, j.rows.datas, j.eventJSON)
 	}
+	var (
+		idx, lens, prevLens   = make([]int32, n), make([]int32, n), make([]int32, n)
+		ids, heads, prevs, ev = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		segIdx, firsts, ns    []int32
+		datas                 [][]byte
+	)
+	for i, j := range live {
+		idx[i], ids[i], heads[i], lens[i] = int32(i), string(j.id), string(j.head), int32(j.len)
+		prevs[i], prevLens[i], ev[i] = string(j.prev), int32(j.prevLen), j.eventJSON
+		for r := range j.rows.firsts {
+			segIdx = append(segIdx, int32(i))
+			firsts = append(firsts, int32(j.rows.firsts[r]))
+			ns = append(ns, int32(j.rows.ns[r]))
+			datas = append(datas, j.rows.datas[r])
+		}
+	}
+	return c.collect(n, casBatchSQL, idx, ids, heads, lens, prevs, prevLens, ev, segIdx, firsts, ns, datas)
+}
+
+// collect runs a batch statement and reads which positions moved.
+func (c *committer) collect(n int, sql string, args ...any) ([]casResult, error) {
 	// Not a job's context: the batch is shared, and ending it early would
 	// fail the other jobs.
-	ctx := context.Background()
-	br := c.pool.SendBatch(ctx, b)
-	results := make([]casResult, len(live))
-	var err error
-	for i := range live {
-		r := &results[i]
-		err = br.QueryRow().Scan(&r.lane, &r.compactFrom, new(bool))
-		if errors.Is(err, pgx.ErrNoRows) {
-			err = nil
-			continue
+	rows, err := c.pool.Query(context.Background(), sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("append: %w", err)
+	}
+	defer rows.Close()
+	results := make([]casResult, n)
+	for rows.Next() {
+		var i int32
+		var r casResult
+		if err := rows.Scan(&i, &r.lane, &r.compactFrom, new(bool)); err != nil {
+			return nil, fmt.Errorf("append: %w", err)
 		}
-		if err != nil {
-			break
+		if i < 0 || int(i) >= n {
+			return nil, fmt.Errorf("append: the server returned batch position %d of %d", i, n)
 		}
 		r.ok = true
+		results[i] = r
 	}
-	if cerr := br.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("append: %w", err)
 	}
 	return results, nil

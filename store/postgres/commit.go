@@ -52,7 +52,7 @@ func indexAfter(sess *session.Session, prev session.ChunkID) int {
 }
 
 // casAppend appends chunks [k, Len) of sess if and only if the stored head
-// is prev at length k: a compare-and-swap in one statement (casAppendSQL),
+// is prev at length k: a compare-and-swap in one statement (casBatchSQL),
 // run in the committer's next batch. The UPDATE locks the row and, under
 // READ COMMITTED, re-checks its condition against a concurrent winner's
 // version, so two writers on one head cannot both succeed. It reports
@@ -62,7 +62,7 @@ func (s *Store) casAppend(ctx context.Context, sess *session.Session, prev sessi
 	if err != nil {
 		return false, err
 	}
-	r := s.cas.do(ctx, sess.ID(), sess.ID(), sess.Head(), sess.Len(), prev, k, rows.firsts, rows.ns, rows.datas, eventJSON(sess))
+	r := s.cas.do(ctx, casAppend{id: sess.ID(), head: sess.Head(), len: sess.Len(), prev: prev, prevLen: k, rows: rows, eventJSON: eventJSON(sess)})
 	if r.err != nil || !r.ok {
 		return false, r.err
 	}
