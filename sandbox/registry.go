@@ -1,0 +1,130 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/openrath/rath/session"
+)
+
+// Backend opens sandboxes of one kind.
+type Backend interface {
+	// Available returns nil if the backend can run here, or an error
+	// wrapping ErrUnavailable that says what is missing.
+	Available(ctx context.Context) error
+	// Open makes a new sandbox for spec.
+	Open(ctx context.Context, spec session.Spec) (Sandbox, error)
+	// Attach finds the sandbox id again (after a restart), or fails with
+	// ErrNotFound; backends that cannot reattach return ErrNotFound too.
+	Attach(ctx context.Context, id string, spec session.Spec) (Sandbox, error)
+}
+
+var (
+	regMu    sync.RWMutex
+	backends = map[string]Backend{}
+)
+
+// Register makes a backend available under name; registering twice panics.
+func Register(name string, b Backend) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := backends[name]; dup {
+		panic("sandbox: backend " + name + " registered twice")
+	}
+	backends[name] = b
+}
+
+// Backends lists the registered names.
+func Backends() []string {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	out := make([]string, 0, len(backends))
+	for k := range backends {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Lookup returns the backend registered as name.
+func Lookup(name string) (Backend, error) {
+	regMu.RLock()
+	b := backends[name]
+	regMu.RUnlock()
+	if b == nil {
+		return nil, fmt.Errorf("%w: no sandbox backend %q (registered: %s)", ErrNotFound, name, strings.Join(Backends(), ", "))
+	}
+	return b, nil
+}
+
+// Open opens a new sandbox of the named backend.
+func Open(ctx context.Context, backend string, spec session.Spec) (Sandbox, error) {
+	b, err := Lookup(backend)
+	if err != nil {
+		return nil, err
+	}
+	return b.Open(ctx, spec)
+}
+
+// Attach finds sandbox id of the named backend again.
+func Attach(ctx context.Context, backend, id string, spec session.Spec) (Sandbox, error) {
+	b, err := Lookup(backend)
+	if err != nil {
+		return nil, err
+	}
+	return b.Attach(ctx, id, spec)
+}
+
+// NewID returns a fresh sandbox id, "sbx_" and 16 hex digits.
+func NewID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "sbx_" + hex.EncodeToString(b[:])
+}
+
+// ValidID reports whether id has NewID's form (it names a directory).
+func ValidID(id string) bool {
+	if len(id) != 20 || !strings.HasPrefix(id, "sbx_") {
+		return false
+	}
+	_, err := hex.DecodeString(id[4:])
+	return err == nil
+}
+
+// WorkspacesDir is where sandboxes whose spec names no Dir keep their
+// workspaces: $RATH_HOME/workspaces, else ./.rath/workspaces.
+func WorkspacesDir() string {
+	if h := os.Getenv("RATH_HOME"); h != "" {
+		return filepath.Join(h, "workspaces")
+	}
+	return filepath.Join(".rath", "workspaces")
+}
+
+// WorkspaceFor returns the workspace directory of sandbox id for spec: the
+// spec's Dir if it names one, else WorkspacesDir()/id. It creates it.
+func WorkspaceFor(id string, spec session.Spec) (string, error) {
+	dir := spec.Dir
+	if dir == "" {
+		dir = filepath.Join(WorkspacesDir(), id)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return "", fmt.Errorf("sandbox: workspace %s: %w", abs, err)
+	}
+	return abs, nil
+}
+
+// CloneDir returns a fresh directory for a clone of a workspace.
+func CloneDir(id string) (string, error) {
+	return filepath.Abs(filepath.Join(WorkspacesDir(), id))
+}
