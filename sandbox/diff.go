@@ -100,11 +100,11 @@ func diffLines(a, b []string) []diffOp {
 	maxD := n + m
 	off := maxD + 1
 	v := make([]int, 2*maxD+3)
+	// trace[d] keeps v around the diagonals step d reads: k in [-d-1, d+1]
+	// at index k+d+1, so the whole trace is O(D^2), not O(D*(N+M)).
 	var trace [][]int
-	for d := 0; d <= maxD; d++ {
-		vc := make([]int, len(v))
-		copy(vc, v)
-		trace = append(trace, vc)
+	for d := 0; d <= min(maxD, maxEdits); d++ {
+		trace = append(trace, append([]int(nil), v[off-d-1:off+d+2]...))
 		for k := -d; k <= d; k += 2 {
 			var x int
 			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
@@ -119,26 +119,42 @@ func diffLines(a, b []string) []diffOp {
 			}
 			v[off+k] = x
 			if x >= n && y >= m {
-				return backtrack(trace, a, b, off, d)
+				return backtrack(trace, a, b, d)
 			}
 		}
 	}
-	return nil
+	return replaceAll(a, b)
 }
 
-func backtrack(trace [][]int, a, b []string, off, d int) []diffOp {
+// maxEdits bounds the edit distance searched; texts further apart get a
+// diff that removes every old line and adds every new one.
+const maxEdits = 2000
+
+func replaceAll(a, b []string) []diffOp {
+	ops := make([]diffOp, 0, len(a)+len(b))
+	for i, l := range a {
+		ops = append(ops, diffOp{op: '-', line: l, aPos: i + 1, bPos: 1})
+	}
+	for i, l := range b {
+		ops = append(ops, diffOp{op: '+', line: l, aPos: len(a) + 1, bPos: i + 1})
+	}
+	return ops
+}
+
+func backtrack(trace [][]int, a, b []string, d int) []diffOp {
 	x, y := len(a), len(b)
 	var rev []diffOp
 	for ; d > 0; d-- {
 		v := trace[d]
+		at := func(k int) int { return v[k+d+1] }
 		k := x - y
 		var pk int
-		if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
+		if k == -d || (k != d && at(k-1) < at(k+1)) {
 			pk = k + 1
 		} else {
 			pk = k - 1
 		}
-		px := v[off+pk]
+		px := at(pk)
 		py := px - pk
 		for x > px && y > py {
 			x--

@@ -1,0 +1,202 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/openrath/rath/session"
+)
+
+// Pool opens the sandboxes sessions are placed on (session.To records the
+// placement; nothing opens until a tool needs it). It opens a placement's
+// sandbox on first use, exactly once however many goroutines ask at once;
+// records the opened sandbox's id and workspace tree hash in the session;
+// reattaches a recorded sandbox by id after a restart where the backend
+// can; gives forks their own cloned workspace; and closes a sandbox when
+// its last lease is released.
+type Pool struct {
+	mu    sync.Mutex
+	slots map[string]*slot
+}
+
+type slot struct {
+	ready chan struct{} // closed once opening ended
+	sb    Sandbox
+	err   error
+	refs  int
+}
+
+// NewPool returns an empty pool.
+func NewPool() *Pool { return &Pool{slots: map[string]*slot{}} }
+
+// ErrNoPlacement: the session was never placed (see session.To).
+var ErrNoPlacement = errors.New("sandbox: the session has no placement")
+
+// Lease is a use of a pooled sandbox; Release it when done.
+type Lease struct {
+	Sandbox
+	once    sync.Once
+	release func()
+}
+
+// Release gives the lease back; the last one closes the sandbox.
+func (l *Lease) Release() { l.once.Do(l.release) }
+
+// key names the sandbox a placement stands for: its id once opened, else
+// the session's own (not yet opened) sandbox.
+func key(s *session.Session, pl session.Placement) string {
+	if pl.SandboxID != "" {
+		return pl.Backend + "/" + pl.SandboxID
+	}
+	return pl.Backend + "/session:" + string(s.ID())
+}
+
+// Acquire returns a lease on the sandbox s is placed on. If this call
+// opened (or reattached) it and s does not record its id yet, the returned
+// session is s with a placement chunk recording the sandbox id and the
+// workspace tree hash; otherwise it is s.
+func (p *Pool) Acquire(ctx context.Context, s *session.Session) (*Lease, *session.Session, error) {
+	pl := s.Placement()
+	if pl.Backend == "" {
+		return nil, s, fmt.Errorf("%w: %s", ErrNoPlacement, s.ID())
+	}
+	k := key(s, pl)
+	p.mu.Lock()
+	sl := p.slots[k]
+	opener := sl == nil
+	if opener {
+		sl = &slot{ready: make(chan struct{})}
+		p.slots[k] = sl
+	}
+	sl.refs++
+	p.mu.Unlock()
+	if opener {
+		sl.sb, sl.err = openPlaced(ctx, pl)
+		close(sl.ready)
+	} else {
+		select {
+		case <-sl.ready:
+		case <-ctx.Done():
+			p.release(k, sl)
+			return nil, s, ctx.Err()
+		}
+	}
+	if sl.err != nil {
+		err := sl.err
+		p.release(k, sl)
+		return nil, s, err
+	}
+	out := s
+	if pl.SandboxID == "" {
+		rec := pl
+		rec.SandboxID = sl.sb.ID()
+		h, err := sl.sb.TreeHash(ctx)
+		if err != nil {
+			p.release(k, sl)
+			return nil, s, err
+		}
+		rec.TreeHash = h
+		out = s.Append(session.Of(&rec))
+		// The recorded session finds the same sandbox under its id.
+		p.mu.Lock()
+		if _, taken := p.slots[key(out, rec)]; !taken {
+			p.slots[key(out, rec)] = sl
+		}
+		p.mu.Unlock()
+	}
+	return &Lease{Sandbox: sl.sb, release: func() { p.release(k, sl) }}, out, nil
+}
+
+func openPlaced(ctx context.Context, pl session.Placement) (Sandbox, error) {
+	if pl.SandboxID != "" {
+		sb, err := Attach(ctx, pl.Backend, pl.SandboxID, pl.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("reattach %s sandbox %s: %w", pl.Backend, pl.SandboxID, err)
+		}
+		return sb, nil
+	}
+	return Open(ctx, pl.Backend, pl.Spec)
+}
+
+// release drops one reference; the last closes the sandbox and forgets it
+// under every key.
+func (p *Pool) release(k string, sl *slot) {
+	p.mu.Lock()
+	sl.refs--
+	last := sl.refs == 0
+	if last {
+		for kk, v := range p.slots {
+			if v == sl {
+				delete(p.slots, kk)
+			}
+		}
+	}
+	p.mu.Unlock()
+	if last && sl.sb != nil {
+		_ = sl.sb.Close()
+	}
+}
+
+// Fork places child, a fork of parent, on its own sandbox: a clone of the
+// parent's workspace as it is now (the parent's sandbox is opened if it was
+// not). The returned session is child with a placement chunk recording the
+// clone's id, the source's tree hash and the sandbox it was cloned from.
+// With share, the child is placed on the parent's sandbox itself instead.
+func (p *Pool) Fork(ctx context.Context, parent, child *session.Session, share bool) (*session.Session, error) {
+	lease, parent, err := p.Acquire(ctx, parent)
+	if err != nil {
+		return nil, err
+	}
+	defer lease.Release()
+	pl := parent.Placement()
+	if share {
+		return child.Append(session.Of(&pl)), nil
+	}
+	src, err := lease.TreeHash(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := lease.Clone(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rec := session.Placement{Backend: pl.Backend, Spec: pl.Spec, SandboxID: cl.ID(), TreeHash: src, ClonedFrom: pl.SandboxID}
+	rec.Spec.Dir = cl.WorkspaceDir()
+	// The clone waits in the pool for the child's first Acquire.
+	out := child.Append(session.Of(&rec))
+	p.mu.Lock()
+	p.slots[key(out, rec)] = &slot{ready: closedChan(), sb: cl}
+	p.mu.Unlock()
+	return out, nil
+}
+
+func closedChan() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+
+// Close closes every sandbox the pool holds.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	seen := map[*slot]bool{}
+	var all []*slot
+	for _, sl := range p.slots {
+		if !seen[sl] {
+			seen[sl] = true
+			all = append(all, sl)
+		}
+	}
+	p.slots = map[string]*slot{}
+	p.mu.Unlock()
+	var errs []error
+	for _, sl := range all {
+		<-sl.ready
+		if sl.sb != nil {
+			errs = append(errs, sl.sb.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
