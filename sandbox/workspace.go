@@ -72,7 +72,7 @@ func Clean(p string) (string, error) {
 	}
 	c := path.Clean(p)
 	if c == ".." || strings.HasPrefix(c, "../") {
-		return "", fmt.Errorf("%w: %q leads out with ..", ErrEscape, p)
+		return "", fmt.Errorf("%w: %q climbs out through \"..\"", ErrEscape, p)
 	}
 	return c, nil
 }
