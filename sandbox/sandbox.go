@@ -61,7 +61,8 @@ type Sandbox interface {
 	// workspace is a copy of this one's now.
 	Clone(ctx context.Context) (Sandbox, error)
 	// Close releases the sandbox; later calls fail with ErrClosed. The
-	// workspace directory is kept unless the sandbox created it.
+	// workspace directory is kept (the session's files are evidence, and
+	// Attach finds them again).
 	Close() error
 }
 

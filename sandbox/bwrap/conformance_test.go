@@ -1,0 +1,21 @@
+package bwrap
+
+import (
+	"testing"
+
+	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/sandbox/sandboxtest"
+	"github.com/openrath/rath/session"
+)
+
+func TestConformance(t *testing.T) {
+	requireBwrap(t)
+	tempHome(t)
+	sandboxtest.Run(t, func(t *testing.T, spec session.Spec) sandbox.Sandbox {
+		sb, err := Backend{}.Open(t.Context(), spec)
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		return sb
+	})
+}

@@ -1,0 +1,37 @@
+// Package bwrap runs tools under bubblewrap (bwrap): each command gets its
+// own user, mount, pid, ipc, uts, cgroup and network namespaces, and sees
+//
+//   - the host's root filesystem read-only (or, when Spec.Image names a
+//     directory, that directory as its read-only root instead);
+//   - the workspace read-write at /workspace, which is also HOME and where
+//     Command.Dir is taken from;
+//   - a private /tmp and /run (fresh tmpfs), a minimal /dev and its own
+//     /proc, with /proc/sys and the other kernel knobs read-only;
+//   - no network but a loopback of its own, unless Spec.Network;
+//   - no capabilities, no way to create further user namespaces, a new
+//     terminal session, and an environment made only of sandbox.Env
+//     (the host's other variables never reach it).
+//
+// A timeout or a cancelled context kills bwrap, which takes the command's
+// pid namespace, and so every process the command started, down with it.
+//
+// What it does not isolate:
+//
+//   - Reading: without Spec.Image, everything on the host that the user
+//     running rath can read is readable inside (read-only), except /tmp,
+//     /run and the other sandboxes' workspaces (sandbox.WorkspacesDir is
+//     hidden). Run rath as an unprivileged user, or set Spec.Image.
+//   - Unix sockets: a read-only mount does not stop connect(), so a socket
+//     on the host filesystem outside /run and /tmp that the user can reach
+//     stays reachable.
+//   - CPU: there is no CPU limit (that needs cgroups); Spec.CPUs is ignored.
+//   - Memory and processes are limited with rlimits set inside the sandbox
+//     before the command starts: Spec.MemoryBytes caps each process's
+//     address space (RLIMIT_AS, not resident memory, and per process),
+//     Spec.PIDs the processes of the sandbox's user (RLIMIT_NPROC), which
+//     the kernel does not enforce when rath runs as root. Capabilities
+//     therefore reports Limits false.
+//
+// The root filesystem must provide /bin/sh: commands start through it so
+// that the limits can be set and a missing program exits 127.
+package bwrap
