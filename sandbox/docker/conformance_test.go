@@ -1,0 +1,14 @@
+package docker
+
+import (
+	"testing"
+
+	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/sandbox/sandboxtest"
+	"github.com/openrath/rath/session"
+)
+
+func TestConformance(t *testing.T) {
+	requireDocker(t)
+	sandboxtest.Run(t, func(t *testing.T, spec session.Spec) sandbox.Sandbox { return open(t, spec) })
+}
