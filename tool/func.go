@@ -1,0 +1,146 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/openrath/rath/session"
+)
+
+// Func makes a Tool of fn. The argument schema is inferred from In (a
+// struct: field names from json tags, descriptions from `jsonschema` tags);
+// arguments are validated against it before fn runs, and invalid ones
+// become an invalid_arguments error without calling fn. An empty argument
+// string is {}. The result is Out as JSON, or Out itself if it is a string.
+func Func[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) (Tool, error) {
+	return FuncEnv(name, description, func(ctx context.Context, _ Env, in In) (Out, error) { return fn(ctx, in) })
+}
+
+// FuncEnv is Func for tools that need the call's Env (its sandbox).
+func FuncEnv[In, Out any](name, description string, fn func(ctx context.Context, env Env, in In) (Out, error)) (Tool, error) {
+	if name == "" {
+		return nil, fmt.Errorf("tool: a tool needs a name")
+	}
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: infer the argument schema: %w", name, err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: resolve the argument schema: %w", name, err)
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	return &funcTool[In, Out]{name: name, desc: description, schema: raw, resolved: rs, fn: fn}, nil
+}
+
+// MustFunc is Func for package-level tools; it panics on a bad In type.
+func MustFunc[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) Tool {
+	t, err := Func(name, description, fn)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+type funcTool[In, Out any] struct {
+	name, desc string
+	schema     json.RawMessage
+	resolved   *jsonschema.Resolved
+	fn         func(ctx context.Context, env Env, in In) (Out, error)
+	resources  func(In) []Resource
+	idempotent bool
+}
+
+func (t *funcTool[In, Out]) Name() string            { return t.name }
+func (t *funcTool[In, Out]) Description() string     { return t.desc }
+func (t *funcTool[In, Out]) Schema() json.RawMessage { return t.schema }
+func (t *funcTool[In, Out]) Idempotent() bool        { return t.idempotent }
+
+func (t *funcTool[In, Out]) Resources(args json.RawMessage) []Resource {
+	if t.resources == nil {
+		return nil
+	}
+	in, err := t.decode(args)
+	if err != nil {
+		return nil
+	}
+	return t.resources(in)
+}
+
+func (t *funcTool[In, Out]) Call(ctx context.Context, env Env, args json.RawMessage) (string, error) {
+	in, err := t.decode(args)
+	if err != nil {
+		return "", err
+	}
+	out, err := t.fn(ctx, env, in)
+	if err != nil {
+		return "", err
+	}
+	if s, ok := any(out).(string); ok {
+		return s, nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return "", fmt.Errorf("tool %s: encode the result: %w", t.name, err)
+	}
+	return string(b), nil
+}
+
+// decode validates args against the schema and decodes them into In.
+func (t *funcTool[In, Out]) decode(args json.RawMessage) (In, error) {
+	var in In
+	if len(strings.TrimSpace(string(args))) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var inst any
+	if err := json.Unmarshal(args, &inst); err != nil {
+		return in, Errorf(session.ToolErrInvalidArgs, err, fmt.Sprintf("arguments are not valid JSON: %v", err))
+	}
+	if err := t.resolved.Validate(inst); err != nil {
+		return in, Errorf(session.ToolErrInvalidArgs, err, fmt.Sprintf("arguments do not match the schema of %s: %v", t.name, err))
+	}
+	dec := json.NewDecoder(strings.NewReader(string(args)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return in, Errorf(session.ToolErrInvalidArgs, err, fmt.Sprintf("arguments do not fit %s: %v", t.name, err))
+	}
+	return in, nil
+}
+
+// Option adjusts a Func tool.
+type Option[In any] func(*options[In])
+
+type options[In any] struct {
+	resources  func(In) []Resource
+	idempotent bool
+}
+
+// WithResources declares what a call touches, from its arguments.
+func WithResources[In any](f func(In) []Resource) Option[In] {
+	return func(o *options[In]) { o.resources = f }
+}
+
+// Idempotent marks the tool as safe to repeat.
+func Idempotent[In any]() Option[In] { return func(o *options[In]) { o.idempotent = true } }
+
+// FuncWith is FuncEnv with options.
+func FuncWith[In, Out any](name, description string, fn func(ctx context.Context, env Env, in In) (Out, error), opts ...Option[In]) (Tool, error) {
+	t, err := FuncEnv(name, description, fn)
+	if err != nil {
+		return nil, err
+	}
+	var o options[In]
+	for _, f := range opts {
+		f(&o)
+	}
+	ft := t.(*funcTool[In, Out])
+	ft.resources, ft.idempotent = o.resources, o.idempotent
+	return ft, nil
+}
