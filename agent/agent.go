@@ -1,0 +1,104 @@
+// Package agent is one reusable Session -> Session layer: instructions, a
+// model, tools and (later) memory, run as a step loop that records every
+// piece of evidence in the session — the model call, the assistant turn,
+// every tool result with its arguments, output, duration, sandbox and
+// workspace effects — and, when a store is given, commits each step before
+// the next.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/openrath/rath/model"
+	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/tool"
+)
+
+var (
+	// ErrMaxSteps: the loop reached Config.MaxSteps without a final answer.
+	ErrMaxSteps = errors.New("agent: step limit reached")
+	// ErrConfig: the agent's configuration is unusable.
+	ErrConfig = errors.New("agent: bad configuration")
+)
+
+// Config configures an agent.
+type Config struct {
+	// Name names the agent; its output sessions have op "agent:<Name>".
+	Name         string
+	Instructions string
+	Model        model.Model
+	// Tools are the tools offered; nothing else is.
+	Tools []tool.Tool
+	// MaxSteps bounds the model calls of one Forward (default 20).
+	MaxSteps int
+	// Store, if set, receives every step durably before the next.
+	Store store.Store
+	// Sandboxes opens the sandboxes sessions are placed on (a private pool
+	// if nil).
+	Sandboxes *sandbox.Pool
+	// Params are the model parameters of every request.
+	Params model.Params
+	// ResultLimit bounds the tool output the model sees (default 32 KiB);
+	// the full size and hash are recorded.
+	ResultLimit int
+}
+
+// Agent is a configured agent; it is safe for concurrent use.
+type Agent struct {
+	cfg   Config
+	tools map[string]tool.Tool
+	specs []model.ToolSpec
+	node  string
+}
+
+// New checks cfg and returns the agent.
+func New(cfg Config) (*Agent, error) {
+	if cfg.Name == "" {
+		return nil, fmt.Errorf("%w: an agent needs a Name", ErrConfig)
+	}
+	if cfg.Model == nil {
+		return nil, fmt.Errorf("%w: agent %s has no Model", ErrConfig, cfg.Name)
+	}
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = 20
+	}
+	if cfg.ResultLimit <= 0 {
+		cfg.ResultLimit = 32 << 10
+	}
+	if cfg.Sandboxes == nil {
+		cfg.Sandboxes = sandbox.NewPool()
+	}
+	a := &Agent{cfg: cfg, tools: map[string]tool.Tool{}, node: "agent:" + cfg.Name}
+	for _, t := range cfg.Tools {
+		if _, dup := a.tools[t.Name()]; dup {
+			return nil, fmt.Errorf("%w: agent %s offers two tools named %s", ErrConfig, cfg.Name, t.Name())
+		}
+		a.tools[t.Name()] = t
+		a.specs = append(a.specs, model.ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})
+	}
+	return a, nil
+}
+
+// Name returns the agent's name.
+func (a *Agent) Name() string { return a.cfg.Name }
+
+// Forward runs the agent on s and returns its output session: a new
+// session derived from s (lineage parent s, op "agent:<name>") holding the
+// whole run. On failure the returned session, if not nil, holds what was
+// done up to the failure, recorded as an error chunk.
+func (a *Agent) Forward(ctx context.Context, s *session.Session) (*session.Session, error) {
+	var out *session.Session
+	for ev, err := range a.Run(ctx, s) {
+		if ev.Session != nil {
+			out = ev.Session
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,184 @@
+package agent
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/tool"
+)
+
+// dispatch runs one step's tool calls and records their results in call
+// order. A call waits only for earlier calls whose resources conflict with
+// its own (a write to a path excludes reads and writes of the path, its
+// ancestors and descendants; commands exclude everything): every wait
+// points to an earlier call, so no set of calls can deadlock, and there is
+// no bounded pool to exhaust.
+func (r *run) dispatch(step int, calls []session.ToolCall) error {
+	if err := r.openSandbox(); err != nil {
+		return err
+	}
+	n := len(calls)
+	res := make([]session.ToolResult, n)
+	rsrc := make([][]tool.Resource, n)
+	done := make([]chan struct{}, n)
+	for i, c := range calls {
+		done[i] = make(chan struct{})
+		if t := r.a.tools[c.Name]; t != nil && c.ArgsValid() {
+			rsrc[i] = t.Resources(c.Args)
+		}
+	}
+	for i := range calls {
+		c := calls[i]
+		if !r.emit(Event{Kind: ToolCallStart, Step: step, Call: &c}) {
+			return nil
+		}
+	}
+	env := tool.Env{Session: r.s}
+	if r.lease != nil {
+		env.Sandbox = r.lease.Sandbox
+	}
+	var wg sync.WaitGroup
+	for i := range calls {
+		var deps []chan struct{}
+		for j := range i {
+			if tool.ConflictAny(rsrc[i], rsrc[j]) {
+				deps = append(deps, done[j])
+			}
+		}
+		wg.Go(func() {
+			defer close(done[i])
+			for _, d := range deps {
+				<-d
+			}
+			e := env
+			e.CallID = calls[i].ID
+			res[i] = r.call(e, calls[i], rsrc[i])
+		})
+	}
+	wg.Wait()
+	for i := range res {
+		r.s = r.s.Append(session.Result(res[i]).WithNode(r.a.node))
+		if !r.emit(Event{Kind: ToolCallEnd, Step: step, Result: &res[i]}) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// openSandbox leases the session's sandbox once per run, if it is placed.
+func (r *run) openSandbox() error {
+	if r.lease != nil || r.s.Placement().Backend == "" {
+		return nil
+	}
+	l, s, err := r.a.cfg.Sandboxes.Acquire(r.ctx, r.s)
+	if err != nil {
+		return fmt.Errorf("agent %s: sandbox: %w", r.a.cfg.Name, err)
+	}
+	r.lease, r.s = l, s
+	return nil
+}
+
+// call runs one tool call and returns its evidence.
+func (r *run) call(env tool.Env, c session.ToolCall, rs []tool.Resource) session.ToolResult {
+	out := session.ToolResult{CallID: c.ID, Tool: c.Name, Args: c.Args}
+	if env.Sandbox != nil {
+		out.SandboxID = env.Sandbox.ID()
+	}
+	t := r.a.tools[c.Name]
+	switch {
+	case t == nil:
+		out.Error = &session.ToolError{Kind: session.ToolErrUnknownTool, Message: fmt.Sprintf("no tool named %q is offered", c.Name)}
+		return out
+	case !c.ArgsValid():
+		out.Error = &session.ToolError{Kind: session.ToolErrInvalidArgs, Message: fmt.Sprintf("the arguments are not valid JSON: %.200q", c.ArgsText)}
+		return out
+	}
+	var mark *sandbox.Mark
+	if env.Sandbox != nil && writes(rs) {
+		mark, _ = env.Sandbox.Mark(r.ctx) // no mark, no effects: the call still runs
+	}
+	start := time.Now()
+	content, err := t.Call(r.ctx, env, c.Args)
+	out.Duration = time.Since(start)
+	if err != nil {
+		out.Error = &session.ToolError{Kind: tool.KindOf(err), Message: err.Error()}
+	} else {
+		out.Content, out.FullSize, out.FullHash = truncate(content, r.a.cfg.ResultLimit)
+	}
+	if mark != nil {
+		if eff, err := env.Sandbox.Effects(context.WithoutCancel(r.ctx), mark); err == nil {
+			out.Effects = effectsOf(eff, rs)
+		}
+	}
+	return out
+}
+
+func writes(rs []tool.Resource) bool {
+	for _, x := range rs {
+		if x.Access != tool.Read {
+			return true
+		}
+	}
+	return false
+}
+
+// truncate cuts content to limit bytes (on a rune boundary), returning the
+// full size and hash when it did.
+func truncate(s string, limit int) (string, int64, string) {
+	if len(s) <= limit {
+		return s, 0, ""
+	}
+	sum := sha256.Sum256([]byte(s))
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n[truncated: %d of %d bytes shown]", cut, len(s)), int64(len(s)), "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// effectsOf keeps the changes a call could have made: all of them for a
+// command (it runs alone), those under its written paths otherwise.
+func effectsOf(e sandbox.Effects, rs []tool.Resource) []session.FileEffect {
+	exclusive := false
+	var paths []string
+	for _, x := range rs {
+		switch {
+		case x.Access == tool.Exclusive:
+			exclusive = true
+		case x.Access == tool.Write && strings.HasPrefix(x.Key, "path:"):
+			paths = append(paths, strings.TrimPrefix(x.Key, "path:"))
+		}
+	}
+	keep := func(p string) bool {
+		if exclusive {
+			return true
+		}
+		for _, w := range paths {
+			if w == "" || w == "." || p == w || strings.HasPrefix(p, w+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	var out []session.FileEffect
+	add := func(op string, fs []sandbox.FileEffect) {
+		for _, f := range fs {
+			if keep(f.Path) {
+				out = append(out, session.FileEffect{Path: f.Path, Op: op, Before: f.Before, After: f.After, Size: f.Size, Diff: f.Diff, Binary: f.Binary})
+			}
+		}
+	}
+	add(session.EffectAdded, e.Added)
+	add(session.EffectModified, e.Modified)
+	add(session.EffectDeleted, e.Deleted)
+	return out
+}
+

@@ -1,0 +1,194 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/openrath/rath/model"
+	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/session"
+)
+
+// Run runs the agent on s, yielding events as they happen; the last is
+// Done with the output session, or an error (with the session so far in
+// the event). The consumer sets the pace of this run only: runs do not
+// share anything a slow consumer could hold up.
+func (a *Agent) Run(ctx context.Context, s *session.Session) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		r := &run{a: a, ctx: ctx, yield: yield, s: s.Derive(a.node, nil)}
+		defer r.release()
+		r.loop()
+	}
+}
+
+type run struct {
+	a       *Agent
+	ctx     context.Context
+	yield   func(Event, error) bool
+	s       *session.Session
+	stored  session.ChunkID // the head last committed ("" before the first)
+	stopped bool            // the consumer stopped listening
+	lease   *sandbox.Lease
+}
+
+func (r *run) emit(ev Event) bool {
+	if r.stopped {
+		return false
+	}
+	if !r.yield(ev, nil) {
+		r.stopped = true
+	}
+	return !r.stopped
+}
+
+// fail records err as an error chunk, commits, and reports it.
+func (r *run) fail(code string, err error) {
+	r.s = r.s.Append(session.Fail(code, err.Error()).WithNode(r.a.node))
+	if cerr := r.commit(context.WithoutCancel(r.ctx)); cerr != nil {
+		err = errors.Join(err, cerr)
+	}
+	if !r.stopped {
+		r.yield(Event{Kind: Done, Session: r.s}, err)
+	}
+}
+
+func (r *run) loop() {
+	if in := r.a.cfg.Instructions; in != "" && !r.hasInstructions() {
+		r.s = r.s.Append(session.System(in).WithNode(r.a.node))
+	}
+	if err := r.commit(r.ctx); err != nil {
+		r.yield(Event{Kind: Done, Session: r.s}, err)
+		return
+	}
+	for step := 1; step <= r.a.cfg.MaxSteps; step++ {
+		if !r.emit(Event{Kind: StepStart, Step: step}) {
+			return
+		}
+		resp, req, err := r.callModel(step)
+		if r.stopped {
+			return
+		}
+		if err != nil {
+			r.fail(failureCode(err), err)
+			return
+		}
+		r.s = r.s.Append(
+			session.Of(ptr(resp.Record(req, r.a.cfg.Model.Name(), !req.NoStream))).WithNode(r.a.node),
+			session.Of(ptr(resp.Turn())).WithNode(r.a.node))
+		u := resp.Usage
+		if !r.emit(Event{Kind: Usage, Step: step, Usage: &u}) {
+			return
+		}
+		if len(resp.ToolCalls) == 0 {
+			if err := r.commit(r.ctx); err != nil {
+				r.yield(Event{Kind: Done, Session: r.s}, err)
+				return
+			}
+			r.emit(Event{Kind: Done, Step: step, Session: r.s})
+			return
+		}
+		if err := r.dispatch(step, resp.ToolCalls); err != nil {
+			r.fail(failureCode(err), err)
+			return
+		}
+		if r.stopped {
+			return
+		}
+		if err := r.commit(r.ctx); err != nil {
+			r.yield(Event{Kind: Done, Session: r.s}, err)
+			return
+		}
+		if err := r.ctx.Err(); err != nil {
+			r.fail(session.ToolErrCanceled, err)
+			return
+		}
+	}
+	r.fail("max_steps", fmt.Errorf("%w: %d model calls without a final answer", ErrMaxSteps, r.a.cfg.MaxSteps))
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func failureCode(err error) string {
+	switch {
+	case errors.Is(err, model.ErrBudgetExceeded):
+		return "budget"
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return session.ToolErrCanceled
+	}
+	return "model"
+}
+
+// hasInstructions reports whether the session already holds this agent's
+// instructions (a resumed run).
+func (r *run) hasInstructions() bool {
+	for _, c := range r.s.All() {
+		if c.System != nil && c.Node == r.a.node && c.System.Text == r.a.cfg.Instructions {
+			return true
+		}
+	}
+	return false
+}
+
+// request builds the model request: the transcript with this agent's
+// instructions first.
+func (r *run) request() *model.Request {
+	msgs := r.s.Transcript()
+	for i, m := range msgs {
+		if m.Role == session.RoleSystem && m.Content == r.a.cfg.Instructions && i > 0 {
+			copy(msgs[1:i+1], msgs[0:i])
+			msgs[0] = m
+			break
+		}
+	}
+	return &model.Request{Messages: msgs, Tools: r.a.specs, Params: r.a.cfg.Params}
+}
+
+// callModel streams one model call, passing text and reasoning on.
+func (r *run) callModel(step int) (*model.Response, *model.Request, error) {
+	req := r.request()
+	var resp *model.Response
+	for ev, err := range r.a.cfg.Model.Stream(r.ctx, req) {
+		if err != nil {
+			// Record the failed call's attempts as evidence.
+			if at := model.AttemptsOf(err); len(at) > 0 {
+				r.s = r.s.Append(session.Of(&session.ModelCall{Provider: r.a.cfg.Model.Provider(), Model: r.a.cfg.Model.Name(),
+					Params: req.Record(), RequestDigest: req.Digest(), Stream: true, Attempts: at}).WithNode(r.a.node))
+			}
+			return nil, req, err
+		}
+		if ev.Kind == model.EventDone {
+			resp = ev.Response
+			continue
+		}
+		if e, ok := fromModel(step, ev); ok && !r.emit(e) {
+			return nil, req, context.Canceled
+		}
+	}
+	if resp == nil {
+		return nil, req, fmt.Errorf("%w: the stream ended without a response", model.ErrMalformed)
+	}
+	return resp, req, nil
+}
+
+// commit stores the session if the agent has a store and it changed.
+func (r *run) commit(ctx context.Context) error {
+	st := r.a.cfg.Store
+	if st == nil || r.s.Head() == r.stored {
+		return nil
+	}
+	if err := st.Commit(ctx, r.s, r.stored); err != nil {
+		return fmt.Errorf("agent %s: commit: %w", r.a.cfg.Name, err)
+	}
+	r.stored = r.s.Head()
+	r.emit(Event{Kind: Committed, Session: r.s})
+	return nil
+}
+
+func (r *run) release() {
+	if r.lease != nil {
+		r.lease.Release()
+	}
+}
+
