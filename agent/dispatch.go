@@ -181,4 +181,3 @@ func effectsOf(e sandbox.Effects, rs []tool.Resource) []session.FileEffect {
 	add(session.EffectDeleted, e.Deleted)
 	return out
 }
-

@@ -191,4 +191,3 @@ func (r *run) release() {
 		r.lease.Release()
 	}
 }
-
