@@ -61,24 +61,40 @@ func (r *Request) Record() session.ModelParams {
 	return p
 }
 
-// Digest is "sha256:<hex>" of the canonical JSON of the request (model,
-// messages, tools, parameters), so replay can tell whether it would send the
-// same request.
+// Digest is "sha256:<hex>" over the request — model, messages, tools and
+// parameters — so replay can tell whether it would send the same request.
+// A message projected from a chunk stands in by its role and chunk id (a
+// content hash of the chunk and its chain), which keeps the digest cheap on
+// long sessions; other messages by their JSON.
 func (r *Request) Digest() string {
-	body := struct {
-		Model    string              `json:"model,omitempty"`
-		Messages []session.Message   `json:"messages"`
-		Tools    []ToolSpec          `json:"tools,omitempty"`
-		Params   session.ModelParams `json:"params"`
-	}{r.Model, r.Messages, r.Tools, r.Record()}
-	raw, err := json.Marshal(body)
+	h := sha256.New()
+	w := func(b []byte) {
+		var n [8]byte
+		for i, l := 0, uint64(len(b)); i < 8; i++ {
+			n[i] = byte(l >> (8 * i))
+		}
+		h.Write(n[:])
+		h.Write(b)
+	}
+	w([]byte(r.Model))
+	for _, m := range r.Messages {
+		if m.Chunk != "" {
+			w([]byte(string(m.Role) + "\x00" + string(m.Chunk)))
+			continue
+		}
+		raw, err := json.Marshal(m)
+		if err != nil {
+			return ""
+		}
+		w(raw)
+	}
+	rest, err := json.Marshal(struct {
+		Tools  []ToolSpec          `json:"tools,omitempty"`
+		Params session.ModelParams `json:"params"`
+	}{r.Tools, r.Record()})
 	if err != nil {
 		return ""
 	}
-	canon, err := session.CanonicalJSON(raw)
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(canon)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	w(rest)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/openrath/rath/session"
 )
 
 func TestParseRetryAfter(t *testing.T) {
@@ -63,6 +65,32 @@ func TestBackoffGrowsAndCaps(t *testing.T) {
 			if d := p.backoff(n, rng); d < 0 || d > ceiling {
 				t.Fatalf("retry %d waited %s, ceiling %s", n, d, ceiling)
 			}
+		}
+	}
+}
+
+func TestDigestTracksTheRequest(t *testing.T) {
+	base := func() *Request {
+		return &Request{Model: "m", Messages: []session.Message{{Role: session.RoleUser, Content: "hi"}, {Role: session.RoleAssistant, Content: "yo", Chunk: "sha256:aa"}},
+			Tools: []ToolSpec{{Name: "t", Parameters: []byte(`{"type":"object"}`)}}}
+	}
+	d := base().Digest()
+	if d == "" || base().Digest() != d {
+		t.Fatal("digest not stable")
+	}
+	changes := []func(r *Request){
+		func(r *Request) { r.Model = "n" },
+		func(r *Request) { r.Messages[0].Content = "hi!" },
+		func(r *Request) { r.Messages[1].Chunk = "sha256:bb" },
+		func(r *Request) { r.Tools[0].Name = "u" },
+		func(r *Request) { r.Params.MaxTokens = 5 },
+		func(r *Request) { r.Messages = r.Messages[:1] },
+	}
+	for i, ch := range changes {
+		r := base()
+		ch(r)
+		if r.Digest() == d {
+			t.Errorf("change %d left the digest unchanged", i)
 		}
 	}
 }
