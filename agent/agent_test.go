@@ -219,3 +219,30 @@ func TestCancellationRecorded(t *testing.T) {
 }
 
 var _ store.Store = (*sqlite.Store)(nil)
+
+func TestConflictingCallsDoNotOverlap(t *testing.T) {
+	var running, peak atomic.Int64
+	type in struct {
+		Path string `json:"path"`
+	}
+	w, err := tool.FuncWith("w", "Writes.", func(_ context.Context, _ tool.Env, i in) (string, error) {
+		if cur := running.Add(1); cur > peak.Load() {
+			peak.Store(cur)
+		}
+		time.Sleep(30 * time.Millisecond)
+		running.Add(-1)
+		return i.Path, nil
+	}, tool.WithResources(func(i in) []tool.Resource { return []tool.Resource{tool.PathWrite(i.Path)} }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := []session.ToolCall{call("a", "w", `{"path":"dir"}`), call("b", "w", `{"path":"dir/file"}`), call("c", "w", `{"path":"dir"}`)}
+	m := scripted.New(model.Response{ToolCalls: calls}, model.Response{Text: "ok"})
+	a, _ := New(Config{Name: "w", Model: m, Tools: []tool.Tool{w}})
+	if _, err := a.Forward(context.Background(), session.FromUser("go")); err != nil {
+		t.Fatal(err)
+	}
+	if peak.Load() != 1 {
+		t.Fatalf("conflicting writes overlapped (peak %d)", peak.Load())
+	}
+}

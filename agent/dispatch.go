@@ -28,9 +28,7 @@ func (r *run) dispatch(step int, calls []session.ToolCall) error {
 	n := len(calls)
 	res := make([]session.ToolResult, n)
 	rsrc := make([][]tool.Resource, n)
-	done := make([]chan struct{}, n)
 	for i, c := range calls {
-		done[i] = make(chan struct{})
 		if t := r.a.tools[c.Name]; t != nil && c.ArgsValid() {
 			rsrc[i] = t.Resources(c.Args)
 		}
@@ -44,6 +42,29 @@ func (r *run) dispatch(step int, calls []session.ToolCall) error {
 	env := tool.Env{Session: r.s}
 	if r.lease != nil {
 		env.Sandbox = r.lease.Sandbox
+	}
+	if n == 1 { // the common case: nothing to schedule
+		e := env
+		e.CallID = calls[0].ID
+		res[0] = r.call(e, calls[0], rsrc[0])
+	} else {
+		r.runConcurrently(env, calls, rsrc, res)
+	}
+	for i := range res {
+		r.s = r.s.Append(session.Result(res[i]).WithNode(r.a.node))
+		if !r.emit(Event{Kind: ToolCallEnd, Step: step, Result: &res[i]}) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// runConcurrently runs the calls, each after the earlier ones it conflicts
+// with.
+func (r *run) runConcurrently(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult) {
+	done := make([]chan struct{}, len(calls))
+	for i := range done {
+		done[i] = make(chan struct{})
 	}
 	var wg sync.WaitGroup
 	for i := range calls {
@@ -64,13 +85,6 @@ func (r *run) dispatch(step int, calls []session.ToolCall) error {
 		})
 	}
 	wg.Wait()
-	for i := range res {
-		r.s = r.s.Append(session.Result(res[i]).WithNode(r.a.node))
-		if !r.emit(Event{Kind: ToolCallEnd, Step: step, Result: &res[i]}) {
-			return nil
-		}
-	}
-	return nil
 }
 
 // openSandbox leases the session's sandbox once per run, if it is placed.
