@@ -42,6 +42,8 @@ type Config struct {
 	Sandboxes *sandbox.Pool
 	// Params are the model parameters of every request.
 	Params model.Params
+	// Policy limits the tool calls (nil: none beyond the tools offered).
+	Policy *tool.Policy
 	// ResultLimit bounds the tool output the model sees (default 32 KiB);
 	// the full size and hash are recorded.
 	ResultLimit int

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -244,5 +245,27 @@ func TestConflictingCallsDoNotOverlap(t *testing.T) {
 	}
 	if peak.Load() != 1 {
 		t.Fatalf("conflicting writes overlapped (peak %d)", peak.Load())
+	}
+}
+
+func TestPolicyViolationIsRecorded(t *testing.T) {
+	t.Setenv("RATH_HOME", t.TempDir())
+	m := scripted.New(
+		model.Response{ToolCalls: []session.ToolCall{call("a", "run_command", `{"shell":"rm -rf /"}`), call("b", "write_file", `{"path":"x/y","content":"z"}`)}},
+		model.Response{Text: "ok"})
+	a, _ := New(Config{Name: "p", Model: m, Tools: builtin.Default(),
+		Policy: &tool.Policy{DenyCommands: []*regexp.Regexp{regexp.MustCompile(`rm -rf`)}, Roots: []string{"src"}}})
+	out, err := a.Forward(context.Background(), session.FromUser("go").To("local", session.Spec{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, c := range out.All() {
+		if c.ToolResult != nil && c.ToolResult.Error != nil {
+			kinds = append(kinds, c.ToolResult.Error.Kind)
+		}
+	}
+	if strings.Join(kinds, ",") != "policy,policy" {
+		t.Fatalf("error kinds = %v", kinds)
 	}
 }

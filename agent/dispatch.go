@@ -115,6 +115,10 @@ func (r *run) call(env tool.Env, c session.ToolCall, rs []tool.Resource) session
 		out.Error = &session.ToolError{Kind: session.ToolErrInvalidArgs, Message: fmt.Sprintf("the arguments are not valid JSON: %.200q", c.ArgsText)}
 		return out
 	}
+	if err := r.a.cfg.Policy.Check(&r.counter, c.Name, c.Args, rs); err != nil {
+		out.Error = &session.ToolError{Kind: tool.KindOf(err), Message: err.Error()}
+		return out
+	}
 	var mark *sandbox.Mark
 	if env.Sandbox != nil && writes(rs) {
 		mark, _ = env.Sandbox.Mark(r.ctx) // no mark, no effects: the call still runs

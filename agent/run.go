@@ -9,6 +9,7 @@ import (
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/tool"
 )
 
 // Run runs the agent on s, yielding events as they happen; the last is
@@ -31,6 +32,7 @@ type run struct {
 	stored  session.ChunkID // the head last committed ("" before the first)
 	stopped bool            // the consumer stopped listening
 	lease   *sandbox.Lease
+	counter tool.Counter // calls against the policy
 }
 
 func (r *run) emit(ev Event) bool {
