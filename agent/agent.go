@@ -42,6 +42,10 @@ type Config struct {
 	Sandboxes *sandbox.Pool
 	// Params are the model parameters of every request.
 	Params model.Params
+	// NeedApproval names tools whose calls wait for a human's verdict: the
+	// run records an approval request, marks the session paused in the
+	// store, and ends with ErrPaused; Resume continues it.
+	NeedApproval []string
 	// Policy limits the tool calls (nil: none beyond the tools offered).
 	Policy *tool.Policy
 	// ResultLimit bounds the tool output the model sees (default 32 KiB);
@@ -51,10 +55,11 @@ type Config struct {
 
 // Agent is a configured agent; it is safe for concurrent use.
 type Agent struct {
-	cfg   Config
-	tools map[string]tool.Tool
-	specs []model.ToolSpec
-	node  string
+	cfg      Config
+	tools    map[string]tool.Tool
+	specs    []model.ToolSpec
+	node     string
+	approval map[string]bool
 }
 
 // New checks cfg and returns the agent.
@@ -74,7 +79,10 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.Sandboxes == nil {
 		cfg.Sandboxes = sandbox.NewPool()
 	}
-	a := &Agent{cfg: cfg, tools: map[string]tool.Tool{}, node: "agent:" + cfg.Name}
+	a := &Agent{cfg: cfg, tools: map[string]tool.Tool{}, node: "agent:" + cfg.Name, approval: map[string]bool{}}
+	for _, n := range cfg.NeedApproval {
+		a.approval[n] = true
+	}
 	for _, t := range cfg.Tools {
 		if _, dup := a.tools[t.Name()]; dup {
 			return nil, fmt.Errorf("%w: agent %s offers two tools named %s", ErrConfig, cfg.Name, t.Name())

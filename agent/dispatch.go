@@ -21,7 +21,7 @@ import (
 // ancestors and descendants; commands exclude everything): every wait
 // points to an earlier call, so no set of calls can deadlock, and there is
 // no bounded pool to exhaust.
-func (r *run) dispatch(step int, calls []session.ToolCall) error {
+func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]session.ToolResult) error {
 	if err := r.openSandbox(); err != nil {
 		return err
 	}
@@ -43,7 +43,26 @@ func (r *run) dispatch(step int, calls []session.ToolCall) error {
 	if r.lease != nil {
 		env.Sandbox = r.lease.Sandbox
 	}
-	if n == 1 { // the common case: nothing to schedule
+	var run []int // the calls to run: all but the refused ones
+	for i, c := range calls {
+		if rr, ok := refused[c.ID]; ok {
+			res[i] = rr
+		} else {
+			run = append(run, i)
+		}
+	}
+	if len(run) < n {
+		sub := make([]session.ToolCall, len(run))
+		subR := make([][]tool.Resource, len(run))
+		subRes := make([]session.ToolResult, len(run))
+		for k, i := range run {
+			sub[k], subR[k] = calls[i], rsrc[i]
+		}
+		r.runConcurrently(env, sub, subR, subRes)
+		for k, i := range run {
+			res[i] = subRes[k]
+		}
+	} else if n == 1 { // the common case: nothing to schedule
 		e := env
 		e.CallID = calls[0].ID
 		res[0] = r.call(e, calls[0], rsrc[0])

@@ -64,7 +64,12 @@ func (r *run) loop() {
 		r.yield(Event{Kind: Done, Session: r.s}, err)
 		return
 	}
-	for step := 1; step <= r.a.cfg.MaxSteps; step++ {
+	r.steps(1)
+}
+
+// steps runs model calls from step first on.
+func (r *run) steps(first int) {
+	for step := first; step <= r.a.cfg.MaxSteps; step++ {
 		if !r.emit(Event{Kind: StepStart, Step: step}) {
 			return
 		}
@@ -91,23 +96,36 @@ func (r *run) loop() {
 			r.emit(Event{Kind: Done, Step: step, Session: r.s})
 			return
 		}
-		if err := r.dispatch(step, resp.ToolCalls); err != nil {
-			r.fail(failureCode(err), err)
+		if r.needsApproval(resp.ToolCalls) {
+			r.pause(resp.ToolCalls)
 			return
 		}
-		if r.stopped {
-			return
-		}
-		if err := r.commit(r.ctx); err != nil {
-			r.yield(Event{Kind: Done, Session: r.s}, err)
-			return
-		}
-		if err := r.ctx.Err(); err != nil {
-			r.fail(session.ToolErrCanceled, err)
+		if !r.toolStep(step, resp.ToolCalls, nil) {
 			return
 		}
 	}
 	r.fail("max_steps", fmt.Errorf("%w: %d model calls without a final answer", ErrMaxSteps, r.a.cfg.MaxSteps))
+}
+
+// toolStep dispatches a step's calls (refused ones get their given
+// results), commits, and reports whether the loop goes on.
+func (r *run) toolStep(step int, calls []session.ToolCall, refused map[string]session.ToolResult) bool {
+	if err := r.dispatch(step, calls, refused); err != nil {
+		r.fail(failureCode(err), err)
+		return false
+	}
+	if r.stopped {
+		return false
+	}
+	if err := r.commit(r.ctx); err != nil {
+		r.yield(Event{Kind: Done, Session: r.s}, err)
+		return false
+	}
+	if err := r.ctx.Err(); err != nil {
+		r.fail(session.ToolErrCanceled, err)
+		return false
+	}
+	return true
 }
 
 func ptr[T any](v T) *T { return &v }
