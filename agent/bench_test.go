@@ -2,8 +2,14 @@ package agent
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -65,4 +71,71 @@ func BenchmarkStepOverhead(b *testing.B) {
 	}
 	defer st.Close()
 	benchSteps(b, stepAgent(b, 10, Config{Store: st}))
+}
+
+// BenchmarkFanout: 10,000 concurrent runs of 5 steps each, a scripted model
+// answering after 20 ms, every step committed to SQLite (sync). Reports the
+// wall time of the whole fan-out and the process's peak RSS.
+func BenchmarkFanout(b *testing.B) {
+	const runs, steps = 10_000, 5
+	st, err := sqlite.Open(context.Background(), sqlite.Options{Path: filepath.Join(b.TempDir(), "f.db")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	m := scripted.Func(func(ctx context.Context, r *model.Request) (model.Response, error) {
+		select {
+		case <-time.After(20 * time.Millisecond):
+		case <-ctx.Done():
+			return model.Response{}, ctx.Err()
+		}
+		turns := 0
+		for _, msg := range r.Messages {
+			if msg.Role == session.RoleAssistant {
+				turns++
+			}
+		}
+		if turns >= steps-1 {
+			return model.Response{Text: "done"}, nil
+		}
+		return model.Response{ToolCalls: []session.ToolCall{session.NewToolCall("c", "noop", `{}`)}}, nil
+	})
+	noop := tool.MustFunc("noop", "Does nothing.", func(context.Context, struct{}) (string, error) { return "ok", nil })
+	a, err := New(Config{Name: "fan", Model: m, Tools: []tool.Tool{noop}, Store: st, MaxSteps: steps})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		t0 := time.Now()
+		var wg sync.WaitGroup
+		var failed atomic.Int64
+		for i := range runs {
+			wg.Go(func() {
+				if _, err := a.Forward(context.Background(), session.FromUser(fmt.Sprint("task ", i))); err != nil {
+					failed.Add(1)
+				}
+			})
+		}
+		wg.Wait()
+		if failed.Load() > 0 {
+			b.Fatalf("%d runs failed", failed.Load())
+		}
+		b.ReportMetric(time.Since(t0).Seconds(), "wall-s")
+	}
+	b.ReportMetric(peakRSSMiB(), "peak-MiB")
+}
+
+// peakRSSMiB is the process's resident-set high-water mark (VmHWM).
+func peakRSSMiB() float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
 }
