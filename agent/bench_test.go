@@ -109,7 +109,7 @@ func cpuTime() time.Duration {
 // answering after 20 ms, every step committed to SQLite (sync). Reports the
 // wall time of the whole fan-out and the process's peak RSS.
 func BenchmarkFanout(b *testing.B) {
-	const runs, steps = 10_000, 5
+	runs, steps := fanoutRuns(), 5
 	st, err := sqlite.Open(context.Background(), sqlite.Options{Path: filepath.Join(b.TempDir(), "f.db")})
 	if err != nil {
 		b.Fatal(err)
@@ -170,4 +170,12 @@ func peakRSSMiB() float64 {
 		}
 	}
 	return 0
+}
+
+// fanoutRuns is 10,000, or RATH_FANOUT_RUNS when set (for profiling).
+func fanoutRuns() int {
+	if n, err := strconv.Atoi(os.Getenv("RATH_FANOUT_RUNS")); err == nil && n > 0 {
+		return n
+	}
+	return 10_000
 }
