@@ -20,7 +20,8 @@ type Tool interface {
 	Description() string
 	// Schema is the JSON schema of the arguments (an object schema).
 	Schema() json.RawMessage
-	// Call runs the tool with arguments that passed the schema. A returned
+	// Call runs the tool. Tools made with Func validate the arguments against
+	// their schema first; others (MCP tools) leave that to the tool. A returned
 	// error becomes an error tool_result (the model sees its message); use
 	// an *Error to set its kind.
 	Call(ctx context.Context, env Env, args json.RawMessage) (string, error)
