@@ -269,3 +269,24 @@ func TestPolicyViolationIsRecorded(t *testing.T) {
 		t.Fatalf("error kinds = %v", kinds)
 	}
 }
+
+func TestLongResultTruncatedWithSizeAndHash(t *testing.T) {
+	big := strings.Repeat("é", 3000) // 6000 bytes, two per rune
+	long := tool.MustFunc("long", "Talks a lot.", func(context.Context, struct{}) (string, error) { return big, nil })
+	m := scripted.New(model.Response{ToolCalls: []session.ToolCall{call("l", "long", ``)}}, model.Response{Text: "ok"})
+	a, _ := New(Config{Name: "t", Model: m, Tools: []tool.Tool{long}, ResultLimit: 1001})
+	out, err := a.Forward(context.Background(), session.FromUser("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range out.All() {
+		if r := c.ToolResult; r != nil {
+			if r.FullSize != 6000 || !strings.HasPrefix(r.FullHash, "sha256:") || !strings.HasPrefix(r.Content, strings.Repeat("é", 500)) ||
+				strings.Contains(r.Content, strings.Repeat("é", 501)) || !strings.Contains(r.Content, "truncated: 1000 of 6000 bytes") {
+				t.Fatalf("result = size %d hash %q content %d bytes", r.FullSize, r.FullHash, len(r.Content))
+			}
+			return
+		}
+	}
+	t.Fatal("no tool result")
+}
