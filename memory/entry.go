@@ -1,0 +1,86 @@
+package memory
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	"github.com/openrath/rath/session"
+)
+
+// Kinds of evidence an entry can rest on.
+const (
+	EvidenceToolResult = "tool_result"
+	EvidenceHuman      = "human_correction"
+	EvidenceFailure    = "failed_attempt"
+	EvidenceValidation = "validation_signal"
+	EvidenceTranscript = "transcript" // Commit's archive of a session
+	EvidenceExtracted  = "extracted"  // a fact a model extracted at Commit
+)
+
+// Provenance says who wrote an entry and why.
+type Provenance struct {
+	Session  session.ID        `json:"session,omitempty"`
+	Evidence []session.ChunkID `json:"evidence,omitempty"`
+	Agent    string            `json:"agent,omitempty"`
+	Kind     string            `json:"kind,omitempty"`
+	Time     time.Time         `json:"time"`
+}
+
+// Entry is one memory.
+type Entry struct {
+	URI        URI        `json:"-"`
+	Content    string     `json:"content"`
+	Provenance Provenance `json:"provenance"`
+}
+
+// Hash is the "sha256:<hex>" of the content.
+func (e Entry) Hash() string { return Hash(e.Content) }
+
+// Hash is the "sha256:<hex>" of content.
+func Hash(content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Hit is an entry a recall found, with its score (higher is better).
+type Hit struct {
+	Entry
+	Score float64
+}
+
+// Selector chooses entries to forget. Zero fields match anything; at least
+// one must be set.
+type Selector struct {
+	// URI matches one entry; Prefix every entry under a URI prefix
+	// ("memory://project/rath/" for a whole scope).
+	URI    string
+	Prefix string
+	// Session matches entries written by that session (DerivedFrom).
+	Session session.ID
+}
+
+// DerivedFrom selects every entry a session wrote: Forget with it rolls the
+// session's writes back.
+func DerivedFrom(id session.ID) Selector { return Selector{Session: id} }
+
+func (s Selector) String() string {
+	var parts []string
+	if s.URI != "" {
+		parts = append(parts, "uri="+s.URI)
+	}
+	if s.Prefix != "" {
+		parts = append(parts, "prefix="+s.Prefix)
+	}
+	if s.Session != "" {
+		parts = append(parts, "derived_from="+string(s.Session))
+	}
+	if len(parts) == 0 {
+		return "(nothing)"
+	}
+	out := parts[0]
+	for _, p := range parts[1:] {
+		out += " " + p
+	}
+	return out
+}

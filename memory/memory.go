@@ -1,0 +1,187 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/openrath/rath/model"
+	"github.com/openrath/rath/session"
+)
+
+// Memory is long-term memory whose every operation through a session is
+// recorded in that session.
+type Memory interface {
+	// Remember writes an entry (replacing one at the same URI), with its
+	// provenance taken from s (the session id) and e (evidence, kind,
+	// agent), and appends a remember chunk to s.
+	Remember(ctx context.Context, s *session.Session, e Entry) (*session.Session, error)
+	// Recall finds the k best entries for a query in the given scopes
+	// ("project/rath", ...) only, and appends a recall chunk with the hits.
+	Recall(ctx context.Context, s *session.Session, q Query) ([]Hit, *session.Session, error)
+	// Commit archives s's transcript and, with a model, the durable facts
+	// it extracts, each justified by the transcript's chunks.
+	Commit(ctx context.Context, s *session.Session, o CommitOptions) (*session.Session, error)
+	// Forget deletes what sel matches; with a session, the forget is
+	// recorded in it.
+	Forget(ctx context.Context, s *session.Session, sel Selector) (int, *session.Session, error)
+	Get(ctx context.Context, uri URI) (Entry, error)
+	// List returns the entries under a URI prefix, by URI.
+	List(ctx context.Context, prefix string) ([]Entry, error)
+	Close() error
+}
+
+// Query is a recall.
+type Query struct {
+	Text string
+	// Scopes are "scope/scope-id" keys; a recall searches only these.
+	Scopes []string
+	K      int
+}
+
+// CommitOptions configure Commit.
+type CommitOptions struct {
+	// Scope is where extracted facts go ("project/rath"); required with Model.
+	Scope string
+	// Model, if set, extracts durable facts from the transcript.
+	Model model.Model
+	// Agent names the writer in the provenance.
+	Agent string
+}
+
+// Backend stores and searches entries; Over adds the session recording.
+type Backend interface {
+	Name() string
+	Put(ctx context.Context, e Entry) error
+	// Search returns at most k entries of the given scope keys matching the
+	// query, best first, never one that does not match.
+	Search(ctx context.Context, query string, scopes []string, k int) ([]Hit, error)
+	Get(ctx context.Context, uri URI) (Entry, error)
+	List(ctx context.Context, prefix string) ([]Entry, error)
+	Delete(ctx context.Context, sel Selector) ([]URI, error)
+	Close() error
+}
+
+// Over makes a Memory of a backend.
+func Over(b Backend) Memory { return &recorded{b: b} }
+
+type recorded struct{ b Backend }
+
+func (m *recorded) note(s *session.Session, ev session.MemoryEvent) *session.Session {
+	if s == nil {
+		return nil
+	}
+	ev.Store = m.b.Name()
+	return s.Append(session.Of(&ev))
+}
+
+func (m *recorded) Remember(ctx context.Context, s *session.Session, e Entry) (*session.Session, error) {
+	return m.write(ctx, s, e, session.MemoryRemember)
+}
+
+func (m *recorded) write(ctx context.Context, s *session.Session, e Entry, op session.MemoryOp) (*session.Session, error) {
+	if err := e.URI.Check(); err != nil {
+		return s, err
+	}
+	if s != nil {
+		e.Provenance.Session = s.ID()
+	}
+	if e.Provenance.Time.IsZero() {
+		e.Provenance.Time = time.Now().UTC()
+	}
+	if err := m.b.Put(ctx, e); err != nil {
+		return s, fmt.Errorf("memory %s: remember %s: %w", m.b.Name(), e.URI, err)
+	}
+	return m.note(s, session.MemoryEvent{Op: op, URI: e.URI.String(), ContentHash: e.Hash(),
+		Evidence: e.Provenance.Evidence, EvidenceKind: e.Provenance.Kind}), nil
+}
+
+func (m *recorded) Recall(ctx context.Context, s *session.Session, q Query) ([]Hit, *session.Session, error) {
+	if len(q.Scopes) == 0 {
+		return nil, s, fmt.Errorf("%w: a recall names no scopes", ErrScope)
+	}
+	if q.K <= 0 {
+		q.K = 5
+	}
+	hits, err := m.b.Search(ctx, q.Text, q.Scopes, q.K)
+	if err != nil {
+		return nil, s, fmt.Errorf("memory %s: recall: %w", m.b.Name(), err)
+	}
+	ev := session.MemoryEvent{Op: session.MemoryRecall, Query: q.Text, Scopes: q.Scopes, K: q.K}
+	for _, h := range hits {
+		ev.Hits = append(ev.Hits, session.MemoryHit{URI: h.URI.String(), Score: h.Score, Hash: h.Hash(), Text: h.Content})
+	}
+	return hits, m.note(s, ev), nil
+}
+
+func (m *recorded) Forget(ctx context.Context, s *session.Session, sel Selector) (int, *session.Session, error) {
+	if sel == (Selector{}) {
+		return 0, s, fmt.Errorf("memory: a forget needs a selector")
+	}
+	gone, err := m.b.Delete(ctx, sel)
+	if err != nil {
+		return 0, s, fmt.Errorf("memory %s: forget %s: %w", m.b.Name(), sel, err)
+	}
+	return len(gone), m.note(s, session.MemoryEvent{Op: session.MemoryForget, Selector: sel.String(), Count: len(gone)}), nil
+}
+
+func (m *recorded) Commit(ctx context.Context, s *session.Session, o CommitOptions) (*session.Session, error) {
+	var text strings.Builder
+	var ids []session.ChunkID
+	for _, msg := range s.Transcript() {
+		fmt.Fprintf(&text, "%s: %s\n", msg.Role, msg.Content)
+		if msg.Chunk != "" {
+			ids = append(ids, msg.Chunk)
+		}
+	}
+	archive := Entry{URI: URI{Scope: ScopeSession, ScopeID: string(s.ID()), Path: "transcript"}, Content: text.String(),
+		Provenance: Provenance{Evidence: ids, Agent: o.Agent, Kind: EvidenceTranscript}}
+	s, err := m.write(ctx, s, archive, session.MemoryCommit)
+	if err != nil || o.Model == nil {
+		return s, err
+	}
+	facts, err := extractFacts(ctx, o.Model, text.String())
+	if err != nil {
+		return s, fmt.Errorf("memory %s: commit: extract facts: %w", m.b.Name(), err)
+	}
+	scope, id, ok := strings.Cut(o.Scope, "/")
+	if !ok {
+		return s, fmt.Errorf("%w: commit scope %q is not scope/scope-id", ErrBadURI, o.Scope)
+	}
+	for i, f := range facts {
+		e := Entry{URI: URI{Scope: scope, ScopeID: id, Path: fmt.Sprintf("facts/%s/%d", s.ID(), i+1)}, Content: f,
+			Provenance: Provenance{Evidence: ids, Agent: o.Agent, Kind: EvidenceExtracted}}
+		if s, err = m.write(ctx, s, e, session.MemoryCommit); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// extractFacts asks a model for the durable facts of a transcript, one per
+// line.
+func extractFacts(ctx context.Context, m model.Model, transcript string) ([]string, error) {
+	resp, err := model.Generate(ctx, m, &model.Request{Messages: []session.Message{
+		{Role: session.RoleSystem, Content: "List the durable facts worth remembering from this conversation, one per line, without numbering. Reply with nothing if there are none."},
+		{Role: session.RoleUser, Content: transcript},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	var facts []string
+	for _, line := range strings.Split(resp.Text, "\n") {
+		if f := strings.TrimSpace(strings.TrimLeft(line, "-*• ")); f != "" {
+			facts = append(facts, f)
+		}
+	}
+	return facts, nil
+}
+
+func (m *recorded) Get(ctx context.Context, uri URI) (Entry, error) { return m.b.Get(ctx, uri) }
+
+func (m *recorded) List(ctx context.Context, prefix string) ([]Entry, error) {
+	return m.b.List(ctx, prefix)
+}
+
+func (m *recorded) Close() error { return m.b.Close() }
