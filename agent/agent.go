@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
@@ -46,6 +47,17 @@ type Config struct {
 	// run records an approval request, marks the session paused in the
 	// store, and ends with ErrPaused; Resume continues it.
 	NeedApproval []string
+	// Memory, if set, is recalled once before the first step — the hits
+	// enter the model's view as a memory chunk — from MemoryScopes only
+	// ("project/rath", ...), at most RecallK entries (default 5).
+	Memory       memory.Memory
+	MemoryScopes []string
+	RecallK      int
+	// CommitOnForward archives the finished run into Memory (and, with
+	// ExtractFacts, the facts the agent's model extracts, into the first
+	// of MemoryScopes).
+	CommitOnForward bool
+	ExtractFacts    bool
 	// Policy limits the tool calls (nil: none beyond the tools offered).
 	Policy *tool.Policy
 	// ResultLimit bounds the tool output the model sees (default 32 KiB);
@@ -75,6 +87,9 @@ func New(cfg Config) (*Agent, error) {
 	}
 	if cfg.ResultLimit <= 0 {
 		cfg.ResultLimit = 32 << 10
+	}
+	if cfg.Memory != nil && len(cfg.MemoryScopes) == 0 {
+		return nil, fmt.Errorf("%w: agent %s has Memory but no MemoryScopes to recall from", ErrConfig, cfg.Name)
 	}
 	if cfg.Sandboxes == nil {
 		cfg.Sandboxes = sandbox.NewPool()

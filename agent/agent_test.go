@@ -290,3 +290,7 @@ func TestLongResultTruncatedWithSizeAndHash(t *testing.T) {
 	}
 	t.Fatal("no tool result")
 }
+
+func noopTool() tool.Tool {
+	return tool.MustFunc("noop", "Does nothing.", func(context.Context, struct{}) (string, error) { return "", nil })
+}

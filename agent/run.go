@@ -60,6 +60,10 @@ func (r *run) loop() {
 	if in := r.a.cfg.Instructions; in != "" && !r.hasInstructions() {
 		r.s = r.s.Append(session.System(in).WithNode(r.a.node))
 	}
+	if err := r.recall(); err != nil {
+		r.fail("memory", err)
+		return
+	}
 	if err := r.commit(r.ctx); err != nil {
 		r.yield(Event{Kind: Done, Session: r.s}, err)
 		return
@@ -89,6 +93,10 @@ func (r *run) steps(first int) {
 			return
 		}
 		if len(resp.ToolCalls) == 0 {
+			if err := r.memorize(); err != nil {
+				r.fail("memory", err)
+				return
+			}
 			if err := r.commit(r.ctx); err != nil {
 				r.yield(Event{Kind: Done, Session: r.s}, err)
 				return

@@ -1,0 +1,54 @@
+package agent
+
+import (
+	"fmt"
+
+	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/session"
+)
+
+// recall queries memory once, before the first step, with the latest user
+// message; the recall chunk (with its hits) is what the model sees.
+func (r *run) recall() error {
+	m := r.a.cfg.Memory
+	if m == nil {
+		return nil
+	}
+	query := ""
+	for _, msg := range r.s.Transcript() {
+		if msg.Role == session.RoleUser {
+			query = msg.Content
+		}
+	}
+	if query == "" {
+		return nil
+	}
+	k := r.a.cfg.RecallK
+	if k <= 0 {
+		k = 5
+	}
+	_, s, err := m.Recall(r.ctx, r.s, memory.Query{Text: query, Scopes: r.a.cfg.MemoryScopes, K: k})
+	if err != nil {
+		return fmt.Errorf("agent %s: %w", r.a.cfg.Name, err)
+	}
+	r.s = s
+	return nil
+}
+
+// memorize commits the finished run into memory when configured.
+func (r *run) memorize() error {
+	m := r.a.cfg.Memory
+	if m == nil || !r.a.cfg.CommitOnForward {
+		return nil
+	}
+	o := memory.CommitOptions{Agent: r.a.cfg.Name, Scope: r.a.cfg.MemoryScopes[0]}
+	if r.a.cfg.ExtractFacts {
+		o.Model = r.a.cfg.Model
+	}
+	s, err := m.Commit(r.ctx, r.s, o)
+	if err != nil {
+		return fmt.Errorf("agent %s: %w", r.a.cfg.Name, err)
+	}
+	r.s = s
+	return nil
+}
