@@ -6,7 +6,9 @@ package local
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,22 +27,24 @@ const schema = `
 CREATE TABLE IF NOT EXISTS entries(
 	uri TEXT PRIMARY KEY,
 	scope TEXT NOT NULL,
+	scope_token TEXT NOT NULL,
 	content TEXT NOT NULL,
 	session TEXT NOT NULL DEFAULT '',
 	provenance TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS entries_scope ON entries(scope);
 CREATE INDEX IF NOT EXISTS entries_session ON entries(session);
-CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(content, content='entries', content_rowid='rowid',
+CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(content, scope_token, content='entries', content_rowid='rowid',
 	tokenize='unicode61 remove_diacritics 2');
+INSERT INTO entries_fts(entries_fts, rank) VALUES('rank', 'bm25(1.0, 0.0)');
 CREATE TRIGGER IF NOT EXISTS entries_ai AFTER INSERT ON entries BEGIN
-	INSERT INTO entries_fts(rowid, content) VALUES (new.rowid, new.content);
+	INSERT INTO entries_fts(rowid, content, scope_token) VALUES (new.rowid, new.content, new.scope_token);
 END;
 CREATE TRIGGER IF NOT EXISTS entries_ad AFTER DELETE ON entries BEGIN
-	INSERT INTO entries_fts(entries_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+	INSERT INTO entries_fts(entries_fts, rowid, content, scope_token) VALUES ('delete', old.rowid, old.content, old.scope_token);
 END;
 CREATE TRIGGER IF NOT EXISTS entries_au AFTER UPDATE ON entries BEGIN
-	INSERT INTO entries_fts(entries_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
-	INSERT INTO entries_fts(rowid, content) VALUES (new.rowid, new.content);
+	INSERT INTO entries_fts(entries_fts, rowid, content, scope_token) VALUES ('delete', old.rowid, old.content, old.scope_token);
+	INSERT INTO entries_fts(rowid, content, scope_token) VALUES (new.rowid, new.content, new.scope_token);
 END;`
 
 // DefaultPath is where Open keeps memory when given no path.
@@ -95,40 +99,67 @@ func (b *Backend) Put(ctx context.Context, e memory.Entry) error {
 	if err != nil {
 		return err
 	}
-	_, err = b.db.ExecContext(ctx, `INSERT INTO entries(uri, scope, content, session, provenance) VALUES(?, ?, ?, ?, ?)
-		ON CONFLICT(uri) DO UPDATE SET scope = excluded.scope, content = excluded.content, session = excluded.session, provenance = excluded.provenance`,
-		e.URI.String(), e.URI.ScopeKey(), e.Content, string(e.Provenance.Session), string(prov))
+	_, err = b.db.ExecContext(ctx, `INSERT INTO entries(uri, scope, scope_token, content, session, provenance) VALUES(?, ?, ?, ?, ?, ?)
+		ON CONFLICT(uri) DO UPDATE SET scope = excluded.scope, scope_token = excluded.scope_token, content = excluded.content,
+			session = excluded.session, provenance = excluded.provenance`,
+		e.URI.String(), e.URI.ScopeKey(), scopeToken(e.URI.ScopeKey()), e.Content, string(e.Provenance.Session), string(prov))
 	return err
 }
 
 // ftsQuery turns free text into an FTS5 query: its words, each quoted, any
 // of which may match.
 func ftsQuery(text string) string {
-	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	words := ftsWords(text)
 	for i, w := range words {
 		words[i] = `"` + w + `"`
 	}
 	return strings.Join(words, " OR ")
 }
 
-// Search implements memory.Backend: bm25 ranking, best first; scores are
-// -bm25, so higher is better and every hit scores above zero.
+// scopeToken is the one-word stand-in for a scope key in the full-text
+// index, so that a recall filters by scope inside the index: a rare token,
+// where the scope's own words ("project") would be in every row.
+func scopeToken(scope string) string {
+	sum := sha256.Sum256([]byte(scope))
+	return "s" + hex.EncodeToString(sum[:10])
+}
+
+// ftsWords splits text into the words FTS5's tokenizer would see.
+func ftsWords(text string) []string {
+	return strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// Search implements memory.Backend: bm25 ranking of the content (the scope
+// column only filters, inside the full-text index), best first; scores
+// are -bm25, so higher is better and every hit scores above zero.
 func (b *Backend) Search(ctx context.Context, query string, scopes []string, k int) ([]memory.Hit, error) {
 	q := ftsQuery(query)
 	if q == "" || len(scopes) == 0 {
 		return nil, nil
 	}
-	args := []any{q}
+	sq := make([]string, len(scopes))
+	for i, s := range scopes {
+		sq[i] = scopeToken(s)
+	}
+	match := "content : (" + q + ") AND scope_token : (" + strings.Join(sq, " OR ") + ")"
+	args := []any{match}
 	marks := make([]string, len(scopes))
 	for i, s := range scopes {
 		marks[i] = "?"
 		args = append(args, s)
 	}
+	// FTS5 filters by scope token, ranks and limits inside the index; the
+	// exact scope check after it guards against a token collision.
+	args = []any{match, k + 8}
+	for _, s := range scopes {
+		args = append(args, s)
+	}
 	args = append(args, k)
-	rows, err := b.db.QueryContext(ctx, `SELECT e.uri, e.content, e.provenance, -bm25(entries_fts) AS score
-		FROM entries_fts JOIN entries e ON e.rowid = entries_fts.rowid
-		WHERE entries_fts MATCH ? AND e.scope IN (`+strings.Join(marks, ",")+`)
-		ORDER BY bm25(entries_fts) LIMIT ?`, args...)
+	rows, err := b.db.QueryContext(ctx, `SELECT e.uri, e.content, e.provenance, -f.rank
+		FROM (SELECT rowid, rank FROM entries_fts WHERE entries_fts MATCH ? ORDER BY rank LIMIT ?) f
+		JOIN entries e ON e.rowid = f.rowid
+		WHERE e.scope IN (`+strings.Join(marks, ",")+`)
+		ORDER BY f.rank LIMIT ?`, args...)
 	if err != nil {
 		return nil, err
 	}
