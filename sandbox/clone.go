@@ -79,3 +79,22 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 	}
 	return os.Chmod(dst, perm) // O_CREATE's perm passed through the umask
 }
+
+// CopyToNew copies the workspace into a fresh directory under
+// WorkspacesDir() for a new sandbox id: the shared half of every backend's
+// Clone. It fails with ErrClosed on a closed workspace and leaves nothing
+// behind on failure.
+func (w *Workspace) CopyToNew(ctx context.Context) (id, dir string, err error) {
+	if w.Closed() {
+		return "", "", ErrClosed
+	}
+	id = NewID()
+	if dir, err = CloneDir(id); err != nil {
+		return "", "", err
+	}
+	if err := CopyTree(ctx, w.WorkspaceDir(), dir); err != nil {
+		os.RemoveAll(dir)
+		return "", "", err
+	}
+	return id, dir, nil
+}

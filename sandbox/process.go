@@ -93,8 +93,8 @@ func RunProcess(ctx context.Context, argv []string, dir string, env []string, c 
 	if c.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.Stdin)
 	}
-	var stdout, stderr capped
-	cmd.Stdout, cmd.Stderr = tee(&stdout, c.Stdout), tee(&stderr, c.Stderr)
+	var stdout, stderr Capped
+	cmd.Stdout, cmd.Stderr = Tee(&stdout, c.Stdout), Tee(&stderr, c.Stderr)
 	err := cmd.Run()
 	// Whatever happened, leave nothing of the group running.
 	if cmd.Process != nil {
@@ -146,17 +146,21 @@ func lookPath(name string, env []string) (string, error) {
 	return "", exec.ErrNotFound
 }
 
-func tee(buf io.Writer, w io.Writer) io.Writer {
+// Tee writes to buf and, if w is set, to w too: a command's captured and
+// streamed output.
+func Tee(buf io.Writer, w io.Writer) io.Writer {
 	if w == nil {
 		return buf
 	}
 	return io.MultiWriter(buf, w)
 }
 
-// capped keeps the first MaxOutput bytes written to it.
-type capped struct{ bytes.Buffer }
+// Capped keeps the first MaxOutput bytes written to it and accepts (and
+// drops) the rest: the output a Result keeps.
+type Capped struct{ bytes.Buffer }
 
-func (c *capped) Write(p []byte) (int, error) {
+// Write implements io.Writer.
+func (c *Capped) Write(p []byte) (int, error) {
 	if room := MaxOutput - c.Len(); room > 0 {
 		c.Buffer.Write(p[:min(len(p), room)])
 	}

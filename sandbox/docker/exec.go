@@ -101,10 +101,10 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 		close(stdinDone)
 	}
 
-	var stdout, stderr capped
+	var stdout, stderr sandbox.Capped
 	e := &execution{s: s, execID: ex.ID, token: token, att: &att, done: make(chan error, 1)}
 	go func() {
-		_, err := stdcopy.StdCopy(tee(&stdout, c.Stdout), tee(&stderr, c.Stderr), att.Reader)
+		_, err := stdcopy.StdCopy(sandbox.Tee(&stdout, c.Stdout), sandbox.Tee(&stderr, c.Stderr), att.Reader)
 		e.done <- err
 	}()
 	streamErr := e.wait(runCtx)

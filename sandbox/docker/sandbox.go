@@ -95,16 +95,8 @@ func (s *Sandbox) handOver(p string) error {
 // directory under sandbox.WorkspacesDir(), in a new container of the same
 // spec and user.
 func (s *Sandbox) Clone(ctx context.Context) (sandbox.Sandbox, error) {
-	if s.Closed() {
-		return nil, sandbox.ErrClosed
-	}
-	id := sandbox.NewID()
-	dir, err := sandbox.CloneDir(id)
+	id, dir, err := s.CopyToNew(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := sandbox.CopyTree(ctx, s.WorkspaceDir(), dir); err != nil {
-		os.RemoveAll(dir)
 		return nil, err
 	}
 	if err := s.user.handOverTree(dir); err != nil {

@@ -114,16 +114,8 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 // Clone implements sandbox.Sandbox: a copy of the workspace in a new
 // directory under sandbox.WorkspacesDir().
 func (s *Sandbox) Clone(ctx context.Context) (sandbox.Sandbox, error) {
-	if s.Closed() {
-		return nil, sandbox.ErrClosed
-	}
-	id := sandbox.NewID()
-	dir, err := sandbox.CloneDir(id)
+	id, dir, err := s.CopyToNew(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if err := sandbox.CopyTree(ctx, s.WorkspaceDir(), dir); err != nil {
-		os.RemoveAll(dir)
 		return nil, err
 	}
 	spec := s.spec
