@@ -51,24 +51,7 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 			run = append(run, i)
 		}
 	}
-	if len(run) < n {
-		sub := make([]session.ToolCall, len(run))
-		subR := make([][]tool.Resource, len(run))
-		subRes := make([]session.ToolResult, len(run))
-		for k, i := range run {
-			sub[k], subR[k] = calls[i], rsrc[i]
-		}
-		r.runConcurrently(env, sub, subR, subRes)
-		for k, i := range run {
-			res[i] = subRes[k]
-		}
-	} else if n == 1 { // the common case: nothing to schedule
-		e := env
-		e.CallID = calls[0].ID
-		res[0] = r.call(e, calls[0], rsrc[0])
-	} else {
-		r.runConcurrently(env, calls, rsrc, res)
-	}
+	r.runCalls(env, calls, rsrc, res, run)
 	for i := range res {
 		r.s = r.s.Append(session.Result(res[i]).WithNode(r.a.node))
 		if !r.emit(Event{Kind: ToolCallEnd, Step: step, Result: &res[i]}) {
@@ -78,29 +61,36 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 	return nil
 }
 
-// runConcurrently runs the calls, each after the earlier ones it conflicts
-// with.
-func (r *run) runConcurrently(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult) {
-	done := make([]chan struct{}, len(calls))
-	for i := range done {
-		done[i] = make(chan struct{})
+// runCalls runs the calls at indexes idx, each after the earlier ones it
+// conflicts with; a lone call runs inline (the common case: nothing to
+// schedule).
+func (r *run) runCalls(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult, idx []int) {
+	one := func(i int) {
+		e := env
+		e.CallID = calls[i].ID
+		res[i] = r.call(e, calls[i], rsrc[i])
 	}
+	if len(idx) == 1 {
+		one(idx[0])
+		return
+	}
+	done := make([]chan struct{}, len(idx)) // by position in idx
 	var wg sync.WaitGroup
-	for i := range calls {
+	for k, i := range idx {
+		done[k] = make(chan struct{})
 		var deps []chan struct{}
-		for j := range i {
+		for m, j := range idx[:k] {
 			if tool.ConflictAny(rsrc[i], rsrc[j]) {
-				deps = append(deps, done[j])
+				deps = append(deps, done[m])
 			}
 		}
+		finished := done[k]
 		wg.Go(func() {
-			defer close(done[i])
+			defer close(finished)
 			for _, d := range deps {
 				<-d
 			}
-			e := env
-			e.CallID = calls[i].ID
-			res[i] = r.call(e, calls[i], rsrc[i])
+			one(i)
 		})
 	}
 	wg.Wait()
