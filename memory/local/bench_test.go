@@ -2,7 +2,6 @@ package local
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -41,9 +40,7 @@ func fill(b *testing.B, be *Backend, es []memory.Entry) {
 		b.Fatal(err)
 	}
 	for _, e := range es {
-		prov, _ := json.Marshal(e.Provenance)
-		if _, err := tx.ExecContext(ctx, `INSERT INTO entries(uri, scope, scope_token, content, session, provenance) VALUES(?, ?, ?, ?, '', ?)`,
-			e.URI.String(), e.URI.ScopeKey(), scopeToken(e.URI.ScopeKey()), e.Content, string(prov)); err != nil {
+		if err := put(ctx, tx, e); err != nil {
 			b.Fatal(err)
 		}
 	}

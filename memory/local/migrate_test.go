@@ -1,0 +1,176 @@
+package local
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/openrath/rath/memory"
+)
+
+// schemaV1 is the first schema (a scope_token column, rowids in insertion
+// order), as databases written by it hold it.
+const schemaV1 = `
+CREATE TABLE entries(uri TEXT PRIMARY KEY, scope TEXT NOT NULL, scope_token TEXT NOT NULL, content TEXT NOT NULL,
+	session TEXT NOT NULL DEFAULT '', provenance TEXT NOT NULL);
+CREATE INDEX entries_scope ON entries(scope);
+CREATE INDEX entries_session ON entries(session);
+CREATE VIRTUAL TABLE entries_fts USING fts5(content, scope_token, content='entries', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2');
+CREATE TRIGGER entries_ai AFTER INSERT ON entries BEGIN
+	INSERT INTO entries_fts(rowid, content, scope_token) VALUES (new.rowid, new.content, new.scope_token);
+END;
+CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN
+	INSERT INTO entries_fts(entries_fts, rowid, content, scope_token) VALUES ('delete', old.rowid, old.content, old.scope_token);
+END;
+CREATE TRIGGER entries_au AFTER UPDATE ON entries BEGIN
+	INSERT INTO entries_fts(entries_fts, rowid, content, scope_token) VALUES ('delete', old.rowid, old.content, old.scope_token);
+	INSERT INTO entries_fts(rowid, content, scope_token) VALUES (new.rowid, new.content, new.scope_token);
+END;
+INSERT INTO entries(uri, scope, scope_token, content, session, provenance) VALUES
+	('memory://project/a/x', 'project/a', 't1', 'alpha beta', 's1', '{"session":"s1"}'),
+	('memory://user/u/y', 'user/u', 't2', 'beta gamma', '', '{}'),
+	('memory://project/a/z', 'project/a', 't1', 'gamma delta', 's1', '{"session":"s1"}');`
+
+func TestMigratesSchema1(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(schemaV1); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	m, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, _, err := m.Recall(ctx, nil, memory.Query{Text: "beta", Scopes: []string{"project/a", "user/u"}, K: 5})
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("recall after migration: %+v, %v", hits, err)
+	}
+	if es, err := m.List(ctx, "memory://project/a/"); err != nil || len(es) != 2 || es[0].Provenance.Session != "s1" {
+		t.Fatalf("list after migration: %+v, %v", es, err)
+	}
+	if n, _, err := m.Forget(ctx, nil, memory.DerivedFrom("s1")); err != nil || n != 2 {
+		t.Fatalf("forget after migration: %d, %v", n, err)
+	}
+	m.Close()
+	// A second open finds the current schema and changes nothing.
+	m, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es, _ := m.List(ctx, ""); len(es) != 1 || es[0].URI.String() != "memory://user/u/y" {
+		t.Fatalf("after reopening: %+v", es)
+	}
+	m.Close()
+}
+
+func TestRefusesNewerSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`PRAGMA user_version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := Open(context.Background(), path); !errors.Is(err, ErrVersion) {
+		t.Fatalf("a newer schema: %v", err)
+	}
+}
+
+// TestScopesAreRowidRanges: entries of interleaved scopes land in their
+// scopes' ranges, a replaced entry keeps its row, and a recall of one scope
+// never sees another's rows however good their score.
+func TestScopesAreRowidRanges(t *testing.T) {
+	ctx := context.Background()
+	b, err := OpenBackend(ctx, filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	m := memory.Over(b)
+	for i, u := range []string{"memory://project/a/1", "memory://project/b/1", "memory://project/a/2", "memory://project/b/2", "memory://project/a/1"} {
+		text := "needle"
+		if u == "memory://project/b/1" {
+			text = "needle needle needle"
+		}
+		if _, err := m.Remember(ctx, nil, memory.Entry{URI: mustURI(t, u), Content: text}); err != nil {
+			t.Fatal(i, err)
+		}
+	}
+	rows, err := b.db.Query(`SELECT e.rowid, s.id FROM entries e JOIN scopes s ON s.key = e.scope`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for rows.Next() {
+		var rowid, id int64
+		rows.Scan(&rowid, &id)
+		if lo, hi := scopeRange(id); rowid < lo || rowid > hi {
+			t.Errorf("rowid %x outside scope %d's range", rowid, id)
+		}
+		n++
+	}
+	rows.Close()
+	if n != 4 {
+		t.Fatalf("%d rows, want 4", n)
+	}
+	hits, _, err := m.Recall(ctx, nil, memory.Query{Text: "needle", Scopes: []string{"project/a", "project/a"}, K: 10})
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("hits = %+v, %v", hits, err)
+	}
+	for _, h := range hits {
+		if h.URI.ScopeKey() != "project/a" {
+			t.Fatalf("hit from %s", h.URI)
+		}
+	}
+	if hits, _, _ := m.Recall(ctx, nil, memory.Query{Text: "needle", Scopes: []string{"project/none"}}); len(hits) != 0 {
+		t.Fatalf("a scope with no entries: %+v", hits)
+	}
+}
+
+func mustURI(t testing.TB, s string) memory.URI {
+	t.Helper()
+	u, err := memory.ParseURI(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// FuzzRecallQuery: any query text gives hits or nothing, never an error,
+// and every hit matches.
+func FuzzRecallQuery(f *testing.F) {
+	for _, s := range []string{"sqlite wal", `" OR "`, "NEAR(a b)", "x*", "-", "col:thing", "ünïcödé", "^start", "a AND NOT b", "\x00"} {
+		f.Add(s)
+	}
+	ctx := context.Background()
+	m, err := Open(ctx, filepath.Join(f.TempDir(), "m.db"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer m.Close()
+	for i, c := range []string{"SQLite in WAL mode", "NEAR the café", "AND OR NOT", "col thing"} {
+		if _, err := m.Remember(ctx, nil, memory.Entry{URI: mustURI(f, "memory://project/f/"+string(rune('a'+i))), Content: c}); err != nil {
+			f.Fatal(err)
+		}
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		hits, _, err := m.Recall(ctx, nil, memory.Query{Text: q, Scopes: []string{"project/f"}, K: 3})
+		if err != nil {
+			t.Fatalf("recall %q: %v", q, err)
+		}
+		for _, h := range hits {
+			if h.Score <= 0 {
+				t.Fatalf("a hit scoring %v", h.Score)
+			}
+		}
+	})
+}

@@ -1,0 +1,155 @@
+package local
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// ErrVersion: the memory database was written by a newer rath.
+var ErrVersion = errors.New("memory/local: database written by a newer version")
+
+// schemaVersion is stored in PRAGMA user_version. Version 2 partitions rowids
+// by scope: an entry's rowid is its scope's id << 32 | a sequence number, so
+// a recall filters by scope with a rowid range inside the full-text index.
+// Version 1 (user_version 0, a scope_token column) is migrated on open.
+const schemaVersion = 2
+
+// scopeBits is how many low rowid bits number the entries of one scope.
+const scopeBits = 32
+
+const schema = `
+CREATE TABLE IF NOT EXISTS scopes(
+	id INTEGER PRIMARY KEY,
+	key TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS entries(
+	uri TEXT NOT NULL UNIQUE,
+	scope TEXT NOT NULL,
+	content TEXT NOT NULL,
+	session TEXT NOT NULL DEFAULT '',
+	provenance TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS entries_session ON entries(session);
+CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(content, content='entries', content_rowid='rowid',
+	tokenize='unicode61 remove_diacritics 2');
+CREATE TRIGGER IF NOT EXISTS entries_ai AFTER INSERT ON entries BEGIN
+	INSERT INTO entries_fts(rowid, content) VALUES (new.rowid, new.content);
+END;
+CREATE TRIGGER IF NOT EXISTS entries_ad AFTER DELETE ON entries BEGIN
+	INSERT INTO entries_fts(entries_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+END;
+CREATE TRIGGER IF NOT EXISTS entries_au AFTER UPDATE OF content ON entries BEGIN
+	INSERT INTO entries_fts(entries_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+	INSERT INTO entries_fts(rowid, content) VALUES (new.rowid, new.content);
+END;`
+
+// migrate brings the database to schemaVersion in one transaction.
+func migrate(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var v int
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		return err
+	}
+	switch {
+	case v == schemaVersion:
+		return nil
+	case v > schemaVersion:
+		return fmt.Errorf("%w: schema %d, this build knows %d", ErrVersion, v, schemaVersion)
+	}
+	var old int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('entries') WHERE name = 'scope_token'`).Scan(&old); err != nil {
+		return err
+	}
+	if old > 0 {
+		if _, err := tx.ExecContext(ctx, `DROP TRIGGER entries_ai; DROP TRIGGER entries_ad; DROP TRIGGER entries_au;
+			DROP TABLE entries_fts; ALTER TABLE entries RENAME TO entries_v1; DROP INDEX IF EXISTS entries_scope;
+			DROP INDEX IF EXISTS entries_session`); err != nil {
+			return fmt.Errorf("migrating from schema 1: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return err
+	}
+	if old > 0 {
+		if err := copyV1(ctx, tx); err != nil {
+			return fmt.Errorf("migrating from schema 1: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// copyV1 moves schema 1's entries into the partitioned table.
+func copyV1(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT uri, scope, content, session, provenance FROM entries_v1 ORDER BY rowid`)
+	if err != nil {
+		return err
+	}
+	type row struct{ uri, scope, content, session, prov string }
+	var all []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.uri, &r.scope, &r.content, &r.session, &r.prov); err != nil {
+			rows.Close()
+			return err
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range all {
+		id, err := scopeIDTx(ctx, tx, r.scope)
+		if err != nil {
+			return err
+		}
+		rowid, err := nextRowid(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO entries(rowid, uri, scope, content, session, provenance) VALUES(?, ?, ?, ?, ?, ?)`,
+			rowid, r.uri, r.scope, r.content, r.session, r.prov); err != nil {
+			return err
+		}
+	}
+	_, err = tx.ExecContext(ctx, `DROP TABLE entries_v1`)
+	return err
+}
+
+// scopeIDTx returns the id of a scope key, numbering it if new.
+func scopeIDTx(ctx context.Context, tx *sql.Tx, key string) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM scopes WHERE key = ?`, key).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = tx.QueryRowContext(ctx, `INSERT INTO scopes(key) VALUES(?) RETURNING id`, key).Scan(&id)
+	}
+	if err == nil && (id <= 0 || id >= 1<<(63-scopeBits)) {
+		err = fmt.Errorf("scope %q: id %d out of range", key, id)
+	}
+	return id, err
+}
+
+// nextRowid returns the next free rowid of scope id's range.
+func nextRowid(ctx context.Context, tx *sql.Tx, id int64) (int64, error) {
+	lo, hi := scopeRange(id)
+	var next int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(rowid) + 1, ?) FROM entries WHERE rowid BETWEEN ? AND ?`, lo, lo, hi).Scan(&next); err != nil {
+		return 0, err
+	}
+	if next > hi {
+		return 0, fmt.Errorf("scope %d holds 2^%d entries already", id, scopeBits)
+	}
+	return next, nil
+}
+
+// scopeRange is the rowid range of scope id.
+func scopeRange(id int64) (lo, hi int64) {
+	return id << scopeBits, id<<scopeBits | (1<<scopeBits - 1)
+}
