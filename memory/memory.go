@@ -110,7 +110,8 @@ func (m *recorded) Recall(ctx context.Context, s *session.Session, q Query) ([]H
 	}
 	ev := session.MemoryEvent{Op: session.MemoryRecall, Query: q.Text, Scopes: q.Scopes, K: q.K}
 	for _, h := range hits {
-		ev.Hits = append(ev.Hits, session.MemoryHit{URI: h.URI.String(), Score: h.Score, Hash: h.Hash(), Text: h.Content})
+		ev.Hits = append(ev.Hits, session.MemoryHit{URI: h.URI.String(), Score: h.Score, Hash: h.Hash(), Text: h.Content,
+			Writer: h.Provenance.Session, Evidence: h.Provenance.Evidence, EvidenceKind: h.Provenance.Kind})
 	}
 	return hits, m.note(s, ev), nil
 }
@@ -123,7 +124,11 @@ func (m *recorded) Forget(ctx context.Context, s *session.Session, sel Selector)
 	if err != nil {
 		return 0, s, fmt.Errorf("memory %s: forget %s: %w", m.b.Name(), sel, err)
 	}
-	return len(gone), m.note(s, session.MemoryEvent{Op: session.MemoryForget, Selector: sel.String(), Count: len(gone)}), nil
+	ev := session.MemoryEvent{Op: session.MemoryForget, Selector: sel.String(), Count: len(gone)}
+	for _, u := range gone {
+		ev.Forgotten = append(ev.Forgotten, u.String())
+	}
+	return len(gone), m.note(s, ev), nil
 }
 
 func (m *recorded) Commit(ctx context.Context, s *session.Session, o CommitOptions) (*session.Session, error) {

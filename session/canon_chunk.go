@@ -137,7 +137,7 @@ func (d *Decision) canon(w *canonWriter) {
 }
 
 func (m *MemoryEvent) canon(w *canonWriter) {
-	w.open() // content_hash count evidence evidence_kind hits k op query scopes selector store uri
+	w.open() // content_hash count evidence evidence_kind forgotten hits k op query scopes selector store uri
 	w.strOpt("content_hash", m.ContentHash)
 	w.intOpt("count", int64(m.Count))
 	if len(m.Evidence) > 0 {
@@ -148,12 +148,22 @@ func (m *MemoryEvent) canon(w *canonWriter) {
 		w.strsOpt("evidence", ids)
 	}
 	w.strOpt("evidence_kind", m.EvidenceKind)
+	w.strsOpt("forgotten", m.Forgotten)
 	list(w, "hits", m.Hits, true, func(w *canonWriter, h *MemoryHit) {
-		w.open() // hash score text uri
+		w.open() // evidence evidence_kind hash score text uri writer
+		if len(h.Evidence) > 0 {
+			ids := make([]string, len(h.Evidence))
+			for i, id := range h.Evidence {
+				ids[i] = string(id)
+			}
+			w.strsOpt("evidence", ids)
+		}
+		w.strOpt("evidence_kind", h.EvidenceKind)
 		w.strOpt("hash", h.Hash)
 		w.float("score", h.Score)
 		w.strOpt("text", h.Text)
 		w.str("uri", h.URI)
+		w.strOpt("writer", string(h.Writer))
 		w.close()
 	})
 	w.intOpt("k", int64(m.K))

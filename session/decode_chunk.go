@@ -430,6 +430,8 @@ func readMemoryEvent(r *jsonReader, m *MemoryEvent) {
 			readString(r, &m.Selector)
 		case "count":
 			r.int(&m.Count)
+		case "forgotten":
+			readStrings(r, &m.Forgotten)
 		default:
 			r.unknown()
 		}
@@ -447,6 +449,12 @@ func readMemoryHit(r *jsonReader, h *MemoryHit) {
 			readString(r, &h.Hash)
 		case "text":
 			readString(r, &h.Text)
+		case "writer":
+			readString(r, &h.Writer)
+		case "evidence":
+			readList(r, &h.Evidence, readString[ChunkID])
+		case "evidence_kind":
+			readString(r, &h.EvidenceKind)
 		default:
 			r.unknown()
 		}

@@ -21,6 +21,12 @@ type MemoryHit struct {
 	Hash string `json:"hash,omitempty"`
 	// Text is what was placed in the model's view.
 	Text string `json:"text,omitempty"`
+	// Writer is the session that wrote the entry, Evidence the chunks (of
+	// the writer) that justified it and EvidenceKind their kind: with them
+	// the recall alone says why the memory was there.
+	Writer       ID        `json:"writer,omitempty"`
+	Evidence     []ChunkID `json:"evidence,omitempty"`
+	EvidenceKind string    `json:"evidence_kind,omitempty"`
 }
 
 // MemoryEvent is the body of a memory chunk: one operation on long-term
@@ -44,6 +50,8 @@ type MemoryEvent struct {
 	// operation touched.
 	Selector string `json:"selector,omitempty"`
 	Count    int    `json:"count,omitempty"`
+	// Forgotten lists the URIs a forget removed.
+	Forgotten []string `json:"forgotten,omitempty"`
 }
 
 func (*MemoryEvent) Kind() Kind { return KindMemory }
@@ -57,6 +65,13 @@ func (m *MemoryEvent) validate() error {
 	for _, id := range m.Evidence {
 		if err := id.Validate(); err != nil {
 			return err
+		}
+	}
+	for _, h := range m.Hits {
+		for _, id := range h.Evidence {
+			if err := id.Validate(); err != nil {
+				return fmt.Errorf("hit %s: %w", h.URI, err)
+			}
 		}
 	}
 	return nil

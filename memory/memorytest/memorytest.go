@@ -5,6 +5,7 @@ package memorytest
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,6 +25,7 @@ func Run(t *testing.T, open func(t *testing.T) memory.Memory) {
 		{"RecallRanksWithinScopes", testRecall},
 		{"ForgetAndRollback", testForget},
 		{"CommitArchivesAndExtracts", testCommit},
+		{"ExplainFromSessionGraph", testExplain},
 		{"BadInput", testBad},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -136,7 +138,8 @@ func testForget(t *testing.T, m memory.Memory) {
 	if err != nil || n != 2 {
 		t.Fatalf("rollback forgot %d, %v", n, err)
 	}
-	if c := s.Chunk(s.Len() - 1).Memory; c == nil || c.Op != session.MemoryForget || c.Count != 2 || !strings.Contains(c.Selector, string(run.ID())) {
+	if c := s.Chunk(s.Len() - 1).Memory; c == nil || c.Op != session.MemoryForget || c.Count != 2 || !strings.Contains(c.Selector, string(run.ID())) ||
+		!slices.Equal(sorted(c.Forgotten), []string{"memory://project/p/x", "memory://project/p/y"}) {
 		t.Fatalf("forget chunk = %+v", c)
 	}
 	es, _ := m.List(ctx, "memory://project/p/")
@@ -190,5 +193,76 @@ func testBad(t *testing.T, m memory.Memory) {
 	}
 	if _, err := m.Remember(ctx, nil, memory.Entry{URI: memory.URI{Scope: "nope", ScopeID: "x", Path: "y"}, Content: "c"}); !errors.Is(err, memory.ErrBadURI) {
 		t.Fatalf("bad scope: %v", err)
+	}
+}
+
+func sorted(ss []string) []string {
+	out := slices.Clone(ss)
+	slices.Sort(out)
+	return out
+}
+
+// loader is a store of sessions by id, as store.Store.Load is.
+type loader map[session.ID]*session.Session
+
+func (l loader) Load(_ context.Context, id session.ID) (*session.Session, error) {
+	if s, ok := l[id]; ok {
+		return s, nil
+	}
+	return nil, errors.New("no such session")
+}
+
+// testExplain: a run that recalled a memory can say, from session graphs
+// alone, why the memory was there and which chunks justified it — and that
+// its writer later rolled it back.
+func testExplain(t *testing.T, m memory.Memory) {
+	const u = "memory://project/rath/build/cgo"
+	writer := session.FromUser("the build needs CGO_ENABLED=0").Append(session.Assistant("I will remember that."))
+	human := writer.Chunk(0).ID
+	w, err := m.Remember(ctx, writer, memory.Entry{URI: uri(t, u), Content: "Build with CGO_ENABLED=0.",
+		Provenance: memory.Provenance{Evidence: []session.ChunkID{human}, Agent: "coder", Kind: memory.EvidenceHuman}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrote := w.Head()
+	run := session.FromUser("how do I build?")
+	_, run, err = m.Recall(ctx, run, memory.Query{Text: "build cgo", Scopes: []string{"project/rath"}, K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := loader{w.ID(): w}
+	x, err := memory.Explain(ctx, ls, run, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.Recalls) != 1 || x.Recalls[0].Index != run.Len()-1 || x.Recalls[0].Query != "build cgo" || x.Recalls[0].Score <= 0 ||
+		x.Recalls[0].Hash != memory.Hash("Build with CGO_ENABLED=0.") {
+		t.Fatalf("recalls = %+v", x.Recalls)
+	}
+	if len(x.Writes) != 1 {
+		t.Fatalf("writes = %+v", x.Writes)
+	}
+	j := x.Writes[0]
+	if j.Writer != w.ID() || j.Chunk != wrote || j.Op != session.MemoryRemember || j.Kind != memory.EvidenceHuman ||
+		len(j.Evidence) != 1 || j.Evidence[0].ID != human || j.Evidence[0].User == nil || len(j.Missing) != 0 || j.Forgotten {
+		t.Fatalf("justification = %+v", j)
+	}
+	// The writer rolls its writes back; the explanation says so.
+	if _, w, err = m.Forget(ctx, w, memory.DerivedFrom(w.ID())); err != nil {
+		t.Fatal(err)
+	}
+	ls[w.ID()] = w
+	if x, err = memory.Explain(ctx, ls, run, u); err != nil || !x.Writes[0].Forgotten {
+		t.Fatalf("after the rollback: %+v, %v", x, err)
+	}
+	if hits, _, _ := m.Recall(ctx, nil, memory.Query{Text: "build cgo", Scopes: []string{"project/rath"}}); len(hits) != 0 {
+		t.Fatalf("recalled after the rollback: %+v", hits)
+	}
+	// Without the writer's session, the cited evidence is reported missing.
+	if x, err := memory.Explain(ctx, nil, run, u); err != nil || len(x.Writes) != 1 || len(x.Writes[0].Missing) != 1 || x.Writes[0].Missing[0] != human {
+		t.Fatalf("without a loader: %+v, %v", x, err)
+	}
+	if _, err := memory.Explain(ctx, ls, run, "memory://project/rath/other"); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("an entry the run never saw: %v", err)
 	}
 }
