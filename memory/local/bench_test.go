@@ -40,7 +40,7 @@ func fill(b *testing.B, be *Backend, es []memory.Entry) {
 		b.Fatal(err)
 	}
 	for _, e := range es {
-		if err := put(ctx, tx, e); err != nil {
+		if _, err := put(ctx, tx, e); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/model"
 )
 
 // DefaultPath is where Open keeps memory when given no path.
@@ -35,8 +36,8 @@ func DefaultPath() string {
 
 // Open opens (creating if needed) the memory database at path (DefaultPath
 // if empty).
-func Open(ctx context.Context, path string) (memory.Memory, error) {
-	b, err := OpenBackend(ctx, path)
+func Open(ctx context.Context, path string, opts ...Option) (memory.Memory, error) {
+	b, err := OpenBackend(ctx, path, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -51,10 +52,13 @@ type Backend struct {
 
 	mu     sync.Mutex
 	scopes map[string]int64 // scope ids never change once given
+
+	embedder model.Embedder // nil: bm25 alone
+	minSim   float32
 }
 
 // OpenBackend opens the backend itself (Open wraps it with memory.Over).
-func OpenBackend(ctx context.Context, path string) (*Backend, error) {
+func OpenBackend(ctx context.Context, path string, opts ...Option) (*Backend, error) {
 	if path == "" {
 		path = DefaultPath()
 	}
@@ -69,7 +73,11 @@ func OpenBackend(ctx context.Context, path string) (*Backend, error) {
 		db.Close()
 		return nil, fmt.Errorf("memory %s: schema: %w", path, err)
 	}
-	return &Backend{db: db, path: path, scopes: map[string]int64{}}, nil
+	b := &Backend{db: db, path: path, scopes: map[string]int64{}, minSim: 0.25}
+	for _, o := range opts {
+		o(b)
+	}
+	return b, nil
 }
 
 // Name implements memory.Backend.
@@ -78,42 +86,54 @@ func (b *Backend) Name() string { return "local" }
 // Put implements memory.Backend: it replaces the entry at e's URI in place
 // or adds it at the end of its scope's rowid range.
 func (b *Backend) Put(ctx context.Context, e memory.Entry) error {
+	var vec []float32
+	if b.embedder != nil {
+		v, err := b.embed(ctx, e.Content)
+		if err != nil {
+			return err
+		}
+		vec = v
+	}
 	tx, err := b.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := put(ctx, tx, e); err != nil {
+	rowid, err := put(ctx, tx, e)
+	if err != nil {
 		return err
+	}
+	if vec != nil {
+		if err := b.putVector(ctx, tx, rowid, vec); err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }
 
-// put writes e inside tx.
-func put(ctx context.Context, tx *sql.Tx, e memory.Entry) error {
+// put writes e inside tx and returns its rowid.
+func put(ctx context.Context, tx *sql.Tx, e memory.Entry) (int64, error) {
 	prov, err := json.Marshal(e.Provenance)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	uri, session := e.URI.String(), string(e.Provenance.Session)
-	res, err := tx.ExecContext(ctx, `UPDATE entries SET content = ?, session = ?, provenance = ? WHERE uri = ?`, e.Content, session, string(prov), uri)
-	if err != nil {
-		return err
-	}
-	if n, err := res.RowsAffected(); err != nil || n > 0 {
-		return err
+	var rowid int64
+	err = tx.QueryRowContext(ctx, `UPDATE entries SET content = ?, session = ?, provenance = ? WHERE uri = ? RETURNING rowid`,
+		e.Content, session, string(prov), uri).Scan(&rowid)
+	if !errors.Is(err, sql.ErrNoRows) {
+		return rowid, err
 	}
 	id, err := scopeIDTx(ctx, tx, e.URI.ScopeKey())
 	if err != nil {
-		return err
+		return 0, err
 	}
-	rowid, err := nextRowid(ctx, tx, id)
-	if err != nil {
-		return err
+	if rowid, err = nextRowid(ctx, tx, id); err != nil {
+		return 0, err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO entries(rowid, uri, scope, content, session, provenance) VALUES(?, ?, ?, ?, ?, ?)`,
 		rowid, uri, e.URI.ScopeKey(), e.Content, session, string(prov))
-	return err
+	return rowid, err
 }
 
 type scanner interface{ Scan(dest ...any) error }

@@ -13,8 +13,9 @@ var ErrVersion = errors.New("memory/local: database written by a newer version")
 // schemaVersion is stored in PRAGMA user_version. Version 2 partitions rowids
 // by scope: an entry's rowid is its scope's id << 32 | a sequence number, so
 // a recall filters by scope with a rowid range inside the full-text index.
-// Version 1 (user_version 0, a scope_token column) is migrated on open.
-const schemaVersion = 2
+// Version 3 adds the vectors table. Version 1 (user_version 0, a
+// scope_token column) is migrated on open; version 2 gains the new table.
+const schemaVersion = 3
 
 // scopeBits is how many low rowid bits number the entries of one scope.
 const scopeBits = 32
@@ -41,6 +42,16 @@ END;
 CREATE TRIGGER IF NOT EXISTS entries_au AFTER UPDATE OF content ON entries BEGIN
 	INSERT INTO entries_fts(entries_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
 	INSERT INTO entries_fts(rowid, content) VALUES (new.rowid, new.content);
+END;
+CREATE TABLE IF NOT EXISTS vectors(
+	rowid INTEGER PRIMARY KEY,
+	model TEXT NOT NULL,
+	vec BLOB NOT NULL);
+CREATE TRIGGER IF NOT EXISTS entries_vd AFTER DELETE ON entries BEGIN
+	DELETE FROM vectors WHERE rowid = old.rowid;
+END;
+CREATE TRIGGER IF NOT EXISTS entries_vu AFTER UPDATE OF content ON entries BEGIN
+	DELETE FROM vectors WHERE rowid = old.rowid;
 END;`
 
 // migrate brings the database to schemaVersion in one transaction.

@@ -1,7 +1,9 @@
 package local
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -57,19 +59,51 @@ func (b *Backend) scopeIDs(ctx context.Context, keys []string) ([]int64, error) 
 // first. Each scope is searched within its rowid range — FTS5 ranks and
 // limits inside the index, one range per scope — and the per-scope lists
 // are merged in the same statement. Scores are -bm25, so higher is better;
-// a row scoring zero or less is not a hit.
+// a row scoring zero or less is not a hit. With an embedder, the bm25 list
+// and the vector-similarity list are fused by reciprocal rank, and Score is
+// the fused score.
 func (b *Backend) Search(ctx context.Context, query string, scopes []string, k int) ([]memory.Hit, error) {
-	q := ftsQuery(query)
-	if q == "" || len(scopes) == 0 || k <= 0 {
+	if len(scopes) == 0 || k <= 0 {
 		return nil, nil
 	}
 	ids, err := b.scopeIDs(ctx, dedupe(scopes))
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
+	if b.embedder == nil {
+		lex, err := b.bm25(ctx, query, ids, k)
+		if err != nil {
+			return nil, err
+		}
+		return b.hits(ctx, lex)
+	}
+	n := max(4*k, 20)
+	lex, err := b.bm25(ctx, query, ids, n)
+	if err != nil {
+		return nil, err
+	}
+	qv, err := b.embed(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	near, err := b.nearest(ctx, qv, ids, n)
+	if err != nil {
+		return nil, err
+	}
+	fused := fuse(lex, near)
+	return b.hits(ctx, fused[:min(k, len(fused))])
+}
+
+// bm25 returns the k best rows of the scopes by bm25, best first, with
+// scores above zero only.
+func (b *Backend) bm25(ctx context.Context, query string, ids []int64, k int) ([]ranked, error) {
+	q := ftsQuery(query)
+	if q == "" {
+		return nil, nil
+	}
 	var sb strings.Builder
-	args := make([]any, 0, 3*len(ids)+2)
-	sb.WriteString(`SELECT e.uri, e.content, e.provenance, -f.rank FROM (`)
+	args := make([]any, 0, 4*len(ids)+1)
+	sb.WriteString(`SELECT rowid, -rank FROM (`)
 	for i, id := range ids {
 		if i > 0 {
 			sb.WriteString(` UNION ALL `)
@@ -78,26 +112,69 @@ func (b *Backend) Search(ctx context.Context, query string, scopes []string, k i
 		lo, hi := scopeRange(id)
 		args = append(args, q, lo, hi, k)
 	}
-	sb.WriteString(`) f JOIN entries e ON e.rowid = f.rowid ORDER BY f.rank, e.rowid LIMIT ?`)
+	sb.WriteString(`) ORDER BY rank, rowid LIMIT ?`)
 	args = append(args, k)
 	rows, err := b.db.QueryContext(ctx, sb.String(), args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var hits []memory.Hit
+	var out []ranked
 	for rows.Next() {
-		var h memory.Hit
-		e, err := scanEntry(rows, &h.Score)
+		var r ranked
+		if err := rows.Scan(&r.rowid, &r.score); err != nil {
+			return nil, err
+		}
+		if r.score > 0 {
+			out = append(out, r)
+		}
+	}
+	return out, rows.Err()
+}
+
+// hits loads the entries of rs, in rs's order, scored as in rs.
+func (b *Backend) hits(ctx context.Context, rs []ranked) ([]memory.Hit, error) {
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(rs))
+	for i, r := range rs {
+		args[i] = r.rowid
+	}
+	rows, err := b.db.QueryContext(ctx, `SELECT uri, content, provenance, rowid FROM entries WHERE rowid IN (?`+strings.Repeat(",?", len(rs)-1)+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	byRow := make(map[int64]memory.Entry, len(rs))
+	for rows.Next() {
+		var rowid int64
+		e, err := scanEntry(rows, &rowid)
 		if err != nil {
 			return nil, err
 		}
-		h.Entry = e
-		if h.Score > 0 {
-			hits = append(hits, h)
+		byRow[rowid] = e
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]memory.Hit, 0, len(rs))
+	for _, r := range rs {
+		if e, ok := byRow[r.rowid]; ok { // a row deleted meanwhile is no hit
+			out = append(out, memory.Hit{Entry: e, Score: r.score})
 		}
 	}
-	return hits, rows.Err()
+	return out, nil
+}
+
+// sortRanked orders best first, ties by rowid.
+func sortRanked(rs []ranked) {
+	slices.SortFunc(rs, func(a, b ranked) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.rowid, b.rowid)
+	})
 }
 
 func dedupe(keys []string) []string {

@@ -1,0 +1,158 @@
+package local
+
+import (
+	"container/heap"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/openrath/rath/model"
+)
+
+// Option configures a Backend.
+type Option func(*Backend)
+
+// WithEmbedder makes the backend embed every entry it writes and rank
+// recalls by both bm25 and vector similarity, fused by reciprocal rank. An
+// embedding failure fails the write or the recall; nothing is written
+// without its vector.
+func WithEmbedder(e model.Embedder) Option { return func(b *Backend) { b.embedder = e } }
+
+// WithMinSimilarity sets the cosine similarity below which a vector match
+// is not a hit (default 0.25).
+func WithMinSimilarity(s float32) Option { return func(b *Backend) { b.minSim = s } }
+
+// rrfK is the constant of reciprocal rank fusion: a hit at rank r (from 1)
+// in a list adds 1/(rrfK + r) to its score.
+const rrfK = 60
+
+// ErrVector: a stored vector is not a whole number of float32s.
+var ErrVector = errors.New("memory/local: malformed stored vector")
+
+// embedderKey names the embedding model whose vectors a row holds.
+func embedderKey(e model.Embedder) string { return e.Provider() + ":" + e.Name() }
+
+// embed returns text's vector.
+func (b *Backend) embed(ctx context.Context, text string) ([]float32, error) {
+	out, err := b.embedder.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
+	}
+	return out.Vectors[0], nil
+}
+
+// encodeVector is v as little-endian float32s.
+func encodeVector(v []float32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
+	}
+	return out
+}
+
+// decodeVector reads what encodeVector wrote.
+func decodeVector(blob []byte) ([]float32, error) {
+	if len(blob) == 0 || len(blob)%4 != 0 {
+		return nil, fmt.Errorf("%w: %d bytes", ErrVector, len(blob))
+	}
+	v := make([]float32, len(blob)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*i:]))
+	}
+	return v, nil
+}
+
+// putVector stores v as rowid's vector from this backend's embedder.
+func (b *Backend) putVector(ctx context.Context, tx *sql.Tx, rowid int64, v []float32) error {
+	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO vectors(rowid, model, vec) VALUES(?, ?, ?)`, rowid, embedderKey(b.embedder), encodeVector(v))
+	return err
+}
+
+// ranked is a row and its score in one ranking.
+type ranked struct {
+	rowid int64
+	score float64
+}
+
+// nearest returns up to k rows of the scopes' ranges whose vectors (from
+// this backend's embedder) are most similar to q, at least minSim, best
+// first.
+func (b *Backend) nearest(ctx context.Context, q []float32, ids []int64, k int) ([]ranked, error) {
+	h := &minHeap{}
+	for _, id := range ids {
+		lo, hi := scopeRange(id)
+		rows, err := b.db.QueryContext(ctx, `SELECT rowid, vec FROM vectors WHERE rowid BETWEEN ? AND ? AND model = ?`, lo, hi, embedderKey(b.embedder))
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var r ranked
+			var blob []byte
+			if err := rows.Scan(&r.rowid, &blob); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			v, err := decodeVector(blob)
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("row %d: %w", r.rowid, err)
+			}
+			sim := model.Cosine(q, v)
+			if sim < b.minSim {
+				continue
+			}
+			r.score = float64(sim)
+			if h.Len() < k {
+				heap.Push(h, r)
+			} else if r.score > (*h)[0].score {
+				(*h)[0] = r
+				heap.Fix(h, 0)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]ranked, h.Len())
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(h).(ranked)
+	}
+	return out, nil
+}
+
+// fuse merges rankings by reciprocal rank: best first, ties by rowid.
+func fuse(lists ...[]ranked) []ranked {
+	score := map[int64]float64{}
+	var order []int64
+	for _, l := range lists {
+		for i, r := range l {
+			if _, ok := score[r.rowid]; !ok {
+				order = append(order, r.rowid)
+			}
+			score[r.rowid] += 1 / float64(rrfK+i+1)
+		}
+	}
+	out := make([]ranked, len(order))
+	for i, id := range order {
+		out[i] = ranked{rowid: id, score: score[id]}
+	}
+	sortRanked(out)
+	return out
+}
+
+type minHeap []ranked
+
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(i, j int) bool { return h[i].score < h[j].score }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)        { *h = append(*h, x.(ranked)) }
+func (h *minHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
