@@ -3,8 +3,10 @@ package local
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/openrath/rath/memory"
@@ -95,26 +97,33 @@ func (b *Backend) Search(ctx context.Context, query string, scopes []string, k i
 }
 
 // bm25 returns the k best rows of the scopes by bm25, best first, with
-// scores above zero only.
+// scores above zero only. The scopes are searched concurrently, each on
+// its own connection, and their lists merged.
 func (b *Backend) bm25(ctx context.Context, query string, ids []int64, k int) ([]ranked, error) {
 	q := ftsQuery(query)
 	if q == "" {
 		return nil, nil
 	}
-	var sb strings.Builder
-	args := make([]any, 0, 4*len(ids)+1)
-	sb.WriteString(`SELECT rowid, -rank FROM (`)
+	lists := make([][]ranked, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
 	for i, id := range ids {
-		if i > 0 {
-			sb.WriteString(` UNION ALL `)
-		}
-		sb.WriteString(`SELECT * FROM (SELECT rowid, rank FROM entries_fts WHERE entries_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rank LIMIT ?)`)
-		lo, hi := scopeRange(id)
-		args = append(args, q, lo, hi, k)
+		wg.Go(func() { lists[i], errs[i] = b.bm25Scope(ctx, q, id, k) })
 	}
-	sb.WriteString(`) ORDER BY rank, rowid LIMIT ?`)
-	args = append(args, k)
-	rows, err := b.db.QueryContext(ctx, sb.String(), args...)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	out := slices.Concat(lists...)
+	sortRanked(out)
+	return out[:min(k, len(out))], nil
+}
+
+// bm25Scope ranks one scope's rows inside the index, by its rowid range.
+func (b *Backend) bm25Scope(ctx context.Context, q string, id int64, k int) ([]ranked, error) {
+	lo, hi := scopeRange(id)
+	rows, err := b.db.QueryContext(ctx, `SELECT rowid, -bm25(entries_fts) AS s FROM entries_fts
+		WHERE entries_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY s DESC, rowid LIMIT ?`, q, lo, hi, k)
 	if err != nil {
 		return nil, err
 	}
