@@ -73,3 +73,12 @@ func (u URI) Check() error {
 func (u URI) ScopeKey() string { return u.Scope + "/" + u.ScopeID }
 
 func (u URI) String() string { return "memory://" + u.Scope + "/" + u.ScopeID + "/" + u.Path }
+
+// MustParseURI is ParseURI for URIs known to be good; it panics on a bad one.
+func MustParseURI(s string) URI {
+	u, err := ParseURI(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
