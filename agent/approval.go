@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -35,8 +36,11 @@ func (r *run) needsApproval(calls []session.ToolCall) bool {
 func (r *run) pause(calls []session.ToolCall) {
 	for _, c := range calls {
 		if r.a.approval[c.Name] {
-			r.s = r.s.Append(session.Of(&session.Approval{Subject: "tool call " + c.Name + " " + c.ArgsString(), CallID: c.ID,
-				Verdict: session.VerdictRequested}).WithNode(r.a.node))
+			if err := r.add(session.Of(&session.Approval{Subject: "tool call " + c.Name + " " + c.ArgsString(), CallID: c.ID,
+				Verdict: session.VerdictRequested})); err != nil {
+				r.fail("replay", err)
+				return
+			}
 		}
 	}
 	ctx := context.WithoutCancel(r.ctx)
@@ -93,7 +97,7 @@ func (a *Agent) Resume(ctx context.Context, s *session.Session, v Verdict) (*ses
 // ResumeRun is Resume with events.
 func (a *Agent) ResumeRun(ctx context.Context, s *session.Session, v Verdict) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		r := &run{a: a, ctx: ctx, yield: yield, s: s}
+		r := &run{a: a, ctx: ctx, yield: yield, s: s, node: nodeOf(s, a.node), player: PlayerFrom(ctx)}
 		defer r.release()
 		if a.cfg.Store != nil {
 			if info, err := a.cfg.Store.Info(ctx, s.ID()); err == nil && info.Head == s.Head() {
@@ -112,7 +116,7 @@ func (a *Agent) ResumeRun(ctx context.Context, s *session.Session, v Verdict) it
 		refused := map[string]session.ToolResult{}
 		for _, c := range pending {
 			r.s = r.s.Append(session.Of(&session.Approval{Subject: "tool call " + c.Name, CallID: c.ID, Verdict: verdict,
-				By: v.By, Reason: v.Reason}).WithNode(a.node))
+				By: v.By, Reason: v.Reason}).WithNode(r.node))
 			if !v.Approve {
 				msg := "rejected"
 				if v.Reason != "" {
@@ -158,4 +162,16 @@ func pendingCalls(s *session.Session) (calls, pending []session.ToolCall, step i
 		}
 	}
 	return calls, pending, step
+}
+
+// nodeOf is the node of the run s holds: the node its last chunk made by
+// an agent named base carries (base itself if none).
+func nodeOf(s *session.Session, base string) string {
+	for i := s.Len() - 1; i >= 0; i-- {
+		n := s.Chunk(i).Node
+		if n == base || strings.HasPrefix(n, base+"#") || strings.Contains(n, "/"+base+"#") {
+			return n
+		}
+	}
+	return base
 }

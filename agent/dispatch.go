@@ -22,8 +22,11 @@ import (
 // points to an earlier call, so no set of calls can deadlock, and there is
 // no bounded pool to exhaust.
 func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]session.ToolResult) error {
-	if err := r.openSandbox(); err != nil {
-		return err
+	refused = r.served(calls, refused)
+	if len(refused) < len(calls) { // some call runs live
+		if err := r.openSandbox(); err != nil {
+			return err
+		}
 	}
 	n := len(calls)
 	res := make([]session.ToolResult, n)
@@ -53,12 +56,44 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 	}
 	r.runCalls(env, calls, rsrc, res, run)
 	for i := range res {
-		r.s = r.s.Append(session.Result(res[i]).WithNode(r.a.node))
+		if err := r.add(session.Result(res[i])); err != nil {
+			return err
+		}
 		if !r.emit(Event{Kind: ToolCallEnd, Step: step, Result: &res[i]}) {
 			return nil
 		}
 	}
 	return nil
+}
+
+// served adds to refused the results a replay's record holds for calls,
+// and an interrupted error for a call the record shows made but never
+// finished, unless its tool is idempotent (then it runs again).
+func (r *run) served(calls []session.ToolCall, refused map[string]session.ToolResult) map[string]session.ToolResult {
+	if r.player == nil {
+		return refused
+	}
+	out := make(map[string]session.ToolResult, len(calls))
+	for k, v := range refused {
+		out[k] = v
+	}
+	for _, c := range calls {
+		if _, ok := out[c.ID]; ok {
+			continue
+		}
+		res, issued := r.player.Tool(r.node, c)
+		switch {
+		case res != nil:
+			out[c.ID] = *res
+		case issued:
+			if t := r.a.tools[c.Name]; t != nil && t.Idempotent() {
+				continue
+			}
+			out[c.ID] = session.ToolResult{CallID: c.ID, Tool: c.Name, Args: c.Args, Error: &session.ToolError{Kind: session.ToolErrInterrupted,
+				Message: "the run stopped while this call ran; it was not repeated (the tool is not idempotent) and its effect is unknown"}}
+		}
+	}
+	return out
 }
 
 // runCalls runs the calls at indexes idx, each after the earlier ones it
@@ -101,12 +136,13 @@ func (r *run) openSandbox() error {
 	if r.lease != nil || r.s.Placement().Backend == "" {
 		return nil
 	}
+	n := r.s.Len()
 	l, s, err := r.a.cfg.Sandboxes.Acquire(r.ctx, r.s)
 	if err != nil {
 		return fmt.Errorf("agent %s: sandbox: %w", r.a.cfg.Name, err)
 	}
 	r.lease, r.s = l, s
-	return nil
+	return r.adopt(n)
 }
 
 // call runs one tool call and returns its evidence.

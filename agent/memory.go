@@ -27,12 +27,13 @@ func (r *run) recall() error {
 	if k <= 0 {
 		k = 5
 	}
+	n := r.s.Len()
 	_, s, err := m.Recall(r.ctx, r.s, memory.Query{Text: query, Scopes: r.a.cfg.MemoryScopes, K: k})
 	if err != nil {
 		return fmt.Errorf("agent %s: %w", r.a.cfg.Name, err)
 	}
 	r.s = s
-	return nil
+	return r.adopt(n)
 }
 
 // memorize commits the finished run into memory when configured.
@@ -45,10 +46,11 @@ func (r *run) memorize() error {
 	if r.a.cfg.ExtractFacts {
 		o.Model = r.a.cfg.Model
 	}
+	n := r.s.Len()
 	s, err := m.Commit(r.ctx, r.s, o)
 	if err != nil {
 		return fmt.Errorf("agent %s: %w", r.a.cfg.Name, err)
 	}
 	r.s = s
-	return nil
+	return r.adopt(n)
 }

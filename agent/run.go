@@ -18,7 +18,8 @@ import (
 // share anything a slow consumer could hold up.
 func (a *Agent) Run(ctx context.Context, s *session.Session) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		r := &run{a: a, ctx: ctx, yield: yield, s: s.Derive(a.node, nil)}
+		node := Invoke(ctx, a.node)
+		r := &run{a: a, ctx: ctx, yield: yield, s: s.Derive(node, nil), node: node, player: PlayerFrom(ctx)}
 		defer r.release()
 		r.loop()
 	}
@@ -33,6 +34,34 @@ type run struct {
 	stopped bool            // the consumer stopped listening
 	lease   *sandbox.Lease
 	counter tool.Counter // calls against the policy
+	node    string       // this run's node path
+	player  Player       // replay's record, nil when live
+}
+
+// add appends chunks made by this run, through the player if replaying.
+func (r *run) add(cs ...session.Chunk) error {
+	s, err := Record(r.ctx, r.s, r.node, cs...)
+	r.s = s
+	return err
+}
+
+// adopt passes chunks others appended to r.s since it had n chunks (memory
+// and sandbox operations) through the player, as if r had appended them.
+func (r *run) adopt(n int) error {
+	if r.player == nil || r.s.Len() == n {
+		return nil
+	}
+	var cs []session.Chunk
+	for _, c := range r.s.From(n) {
+		c.ID, c.Parent = "", ""
+		cs = append(cs, c)
+	}
+	base, err := r.s.Rewind(n)
+	if err != nil {
+		return err
+	}
+	r.s = base
+	return r.add(cs...)
 }
 
 func (r *run) emit(ev Event) bool {
@@ -47,7 +76,10 @@ func (r *run) emit(ev Event) bool {
 
 // fail records err as an error chunk, commits, and reports it.
 func (r *run) fail(code string, err error) {
-	r.s = r.s.Append(session.Fail(code, err.Error()).WithNode(r.a.node))
+	if aerr := r.add(session.Fail(code, err.Error())); aerr != nil {
+		// The record disagrees (a divergence): keep the failure anyway.
+		r.s = r.s.Append(session.Fail(code, err.Error()).WithNode(r.node))
+	}
 	if cerr := r.commit(context.WithoutCancel(r.ctx)); cerr != nil {
 		err = errors.Join(err, cerr)
 	}
@@ -58,7 +90,10 @@ func (r *run) fail(code string, err error) {
 
 func (r *run) loop() {
 	if in := r.a.cfg.Instructions; in != "" && !r.hasInstructions() {
-		r.s = r.s.Append(session.System(in).WithNode(r.a.node))
+		if err := r.add(session.System(in)); err != nil {
+			r.fail("replay", err)
+			return
+		}
 	}
 	if err := r.recall(); err != nil {
 		r.fail("memory", err)
@@ -77,7 +112,7 @@ func (r *run) steps(first int) {
 		if !r.emit(Event{Kind: StepStart, Step: step}) {
 			return
 		}
-		resp, req, err := r.callModel(step)
+		resp, rec, err := r.callModel(step)
 		if r.stopped {
 			return
 		}
@@ -85,9 +120,10 @@ func (r *run) steps(first int) {
 			r.fail(failureCode(err), err)
 			return
 		}
-		r.s = r.s.Append(
-			session.Of(ptr(resp.Record(req, r.a.cfg.Model.Name(), !req.NoStream))).WithNode(r.a.node),
-			session.Of(ptr(resp.Turn())).WithNode(r.a.node))
+		if err := r.add(session.Of(rec), session.Of(ptr(resp.Turn()))); err != nil {
+			r.fail("replay", err)
+			return
+		}
 		u := resp.Usage
 		if !r.emit(Event{Kind: Usage, Step: step, Usage: &u}) {
 			return
@@ -106,6 +142,12 @@ func (r *run) steps(first int) {
 		}
 		if r.needsApproval(resp.ToolCalls) {
 			r.pause(resp.ToolCalls)
+			return
+		}
+		// The calls are durable before any runs: a run cut short while a
+		// tool ran is resumed knowing the call was made.
+		if err := r.commit(r.ctx); err != nil {
+			r.yield(Event{Kind: Done, Session: r.s}, err)
 			return
 		}
 		if !r.toolStep(step, resp.ToolCalls, nil) {
@@ -152,7 +194,7 @@ func failureCode(err error) string {
 // instructions (a resumed run).
 func (r *run) hasInstructions() bool {
 	for _, c := range r.s.All() {
-		if c.System != nil && c.Node == r.a.node && c.System.Text == r.a.cfg.Instructions {
+		if c.System != nil && c.Node == r.node && c.System.Text == r.a.cfg.Instructions {
 			return true
 		}
 	}
@@ -173,31 +215,50 @@ func (r *run) request() *model.Request {
 	return &model.Request{Messages: msgs, Tools: r.a.specs, Params: r.a.cfg.Params}
 }
 
-// callModel streams one model call, passing text and reasoning on.
-func (r *run) callModel(step int) (*model.Response, *model.Request, error) {
+// callModel streams one model call, passing text and reasoning on, and
+// returns the response with its model_call record. A replay's player may
+// serve the call from the record instead.
+func (r *run) callModel(step int) (*model.Response, *session.ModelCall, error) {
 	req := r.request()
+	if r.player != nil {
+		rec, err := r.player.Model(r.node, req.Digest())
+		if err != nil {
+			return nil, nil, err
+		}
+		if rec != nil {
+			return responseOf(rec), rec, nil
+		}
+	}
 	var resp *model.Response
 	for ev, err := range r.a.cfg.Model.Stream(r.ctx, req) {
 		if err != nil {
 			// Record the failed call's attempts as evidence.
 			if at := model.AttemptsOf(err); len(at) > 0 {
 				r.s = r.s.Append(session.Of(&session.ModelCall{Provider: r.a.cfg.Model.Provider(), Model: r.a.cfg.Model.Name(),
-					Params: req.Record(), RequestDigest: req.Digest(), Stream: true, Attempts: at}).WithNode(r.a.node))
+					Params: req.Record(), RequestDigest: req.Digest(), Stream: true, Attempts: at}).WithNode(r.node))
 			}
-			return nil, req, err
+			return nil, nil, err
 		}
 		if ev.Kind == model.EventDone {
 			resp = ev.Response
 			continue
 		}
 		if e, ok := fromModel(step, ev); ok && !r.emit(e) {
-			return nil, req, context.Canceled
+			return nil, nil, context.Canceled
 		}
 	}
 	if resp == nil {
-		return nil, req, fmt.Errorf("%w: the stream ended without a response", model.ErrMalformed)
+		return nil, nil, fmt.Errorf("%w: the stream ended without a response", model.ErrMalformed)
 	}
-	return resp, req, nil
+	return resp, ptr(resp.Record(req, r.a.cfg.Model.Name(), !req.NoStream)), nil
+}
+
+// responseOf is the response a model_call chunk records.
+func responseOf(mc *session.ModelCall) *model.Response {
+	o := mc.Response
+	return &model.Response{Text: o.Text, Reasoning: o.Reasoning, ReasoningBlocks: o.ReasoningBlocks, Refusal: o.Refusal,
+		ToolCalls: o.ToolCalls, FinishReason: o.FinishReason, Usage: mc.Usage, Model: o.Model, Provider: mc.Provider,
+		RequestID: o.RequestID, Attempts: mc.Attempts, Latency: mc.Latency}
 }
 
 // commit stores the session if the agent has a store and it changed.

@@ -186,6 +186,17 @@ func (s *Session) ForkAt(n int) (*Session, error) {
 	return f, nil
 }
 
+// Rewind returns the session as it was with its first n chunks: the same
+// id and lineage, an earlier head (0 <= n <= Len). Replay uses it to
+// re-append chunks others appended; a store refuses to commit a head that
+// does not extend the stored one.
+func (s *Session) Rewind(n int) (*Session, error) {
+	if n < 0 || n > s.t.n {
+		return nil, fmt.Errorf("%w: rewind to %d: session %s has %d chunks", ErrRange, n, s.id, s.t.n)
+	}
+	return &Session{id: s.id, t: s.t.truncate(n), lin: s.lin}, nil
+}
+
 // Detach returns a new session with the same chunks, a new id and no
 // parents: the start of an independent history.
 func (s *Session) Detach() *Session {

@@ -1,0 +1,73 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// Node paths. Workflows name where a module runs — "review/0/branch-1" — by
+// carrying a path in the context; an agent's chunks are recorded under
+// "<path>/agent:<name>#<n>", n counting the agent's runs under that path
+// within one workflow run. Paths are deterministic, so replay can match a
+// recorded call to the call that repeats it.
+
+type pathKey struct{}
+
+type pathState struct {
+	path string
+	runs *invocations
+}
+
+// invocations counts the runs under each node within one workflow run.
+type invocations struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// WithPath returns ctx with the node path extended by seg (a path without
+// a counter yet starts one).
+func WithPath(ctx context.Context, seg string) context.Context {
+	st, _ := ctx.Value(pathKey{}).(pathState)
+	if st.runs == nil {
+		st.runs = &invocations{n: map[string]int{}}
+	}
+	if st.path == "" {
+		st.path = seg
+	} else if seg != "" {
+		st.path += "/" + seg
+	}
+	return context.WithValue(ctx, pathKey{}, st)
+}
+
+// NewRun returns ctx with fresh invocation counters: the start of a
+// workflow run (a replay starts one so its counts match the record's).
+func NewRun(ctx context.Context) context.Context {
+	st, _ := ctx.Value(pathKey{}).(pathState)
+	st.runs = &invocations{n: map[string]int{}}
+	return context.WithValue(ctx, pathKey{}, st)
+}
+
+// Path returns the node path ctx carries ("" outside any workflow).
+func Path(ctx context.Context) string {
+	st, _ := ctx.Value(pathKey{}).(pathState)
+	return st.path
+}
+
+// Invoke returns the node name of the next run of base under ctx's path:
+// "<path>/<base>#<n>". Outside a workflow it is base itself.
+func Invoke(ctx context.Context, base string) string {
+	st, _ := ctx.Value(pathKey{}).(pathState)
+	if st.runs == nil {
+		return base
+	}
+	node := base
+	if st.path != "" {
+		node = st.path + "/" + base
+	}
+	st.runs.mu.Lock()
+	st.runs.n[node]++
+	n := st.runs.n[node]
+	st.runs.mu.Unlock()
+	return fmt.Sprintf("%s#%d", node, n)
+}

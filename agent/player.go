@@ -1,0 +1,57 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/openrath/rath/session"
+)
+
+// Player serves a run from a record: replay and resume put one in the
+// context (WithPlayer), and every chunk a run appends, every model call and
+// every tool call consults it first. Past the end of the record it lets the
+// run go live.
+type Player interface {
+	// Chunks reconciles chunks a run at node is about to append with the
+	// record: the recorded chunks (same content, their recorded times, so
+	// the chain repeats the record's ids) while the record lasts, else cs
+	// unchanged. A chunk that differs from the record is a divergence,
+	// returned as the error.
+	Chunks(node string, cs ...session.Chunk) ([]session.Chunk, error)
+	// Model serves node's next model call: the recorded model_call if the
+	// record has one (a divergence if digest, the request's, differs from
+	// the recorded one), nil past the end of the record.
+	Model(node string, digest string) (*session.ModelCall, error)
+	// Tool serves the recorded result of a call at node. Without one,
+	// issued reports that the record shows the call made but not finished
+	// (a run cut short while the tool ran).
+	Tool(node string, call session.ToolCall) (res *session.ToolResult, issued bool)
+}
+
+type playerKey struct{}
+
+// WithPlayer returns ctx carrying p.
+func WithPlayer(ctx context.Context, p Player) context.Context {
+	return context.WithValue(ctx, playerKey{}, p)
+}
+
+// PlayerFrom returns the Player ctx carries, or nil.
+func PlayerFrom(ctx context.Context) Player {
+	p, _ := ctx.Value(playerKey{}).(Player)
+	return p
+}
+
+// Record appends cs, made by node, to s — through ctx's Player if there is
+// one, so that workflow modules' own chunks (decisions, compressions,
+// verdicts) replay like an agent's.
+func Record(ctx context.Context, s *session.Session, node string, cs ...session.Chunk) (*session.Session, error) {
+	for i := range cs {
+		cs[i] = cs[i].WithNode(node)
+	}
+	if p := PlayerFrom(ctx); p != nil {
+		var err error
+		if cs, err = p.Chunks(node, cs...); err != nil {
+			return s, err
+		}
+	}
+	return s.TryAppend(cs...)
+}
