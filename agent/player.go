@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 
+	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/session"
 )
 
@@ -18,13 +19,16 @@ type Player interface {
 	// returned as the error.
 	Chunks(node string, cs ...session.Chunk) ([]session.Chunk, error)
 	// Model serves node's next model call: the recorded model_call if the
-	// record has one (a divergence if digest, the request's, differs from
-	// the recorded one), nil past the end of the record.
-	Model(node string, digest string) (*session.ModelCall, error)
+	// record has one (a divergence if req's digest differs from the
+	// recorded one), nil past the end of the record.
+	Model(node string, req *model.Request) (*session.ModelCall, error)
 	// Tool serves the recorded result of a call at node. Without one,
 	// issued reports that the record shows the call made but not finished
 	// (a run cut short while the tool ran).
 	Tool(node string, call session.ToolCall) (res *session.ToolResult, issued bool)
+	// Peek returns the next recorded chunk of node without using it up
+	// (false past the end of the record).
+	Peek(node string) (session.Chunk, bool)
 }
 
 type playerKey struct{}

@@ -221,7 +221,7 @@ func (r *run) request() *model.Request {
 func (r *run) callModel(step int) (*model.Response, *session.ModelCall, error) {
 	req := r.request()
 	if r.player != nil {
-		rec, err := r.player.Model(r.node, req.Digest())
+		rec, err := r.player.Model(r.node, req)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -122,5 +122,5 @@ func must(t tool.Tool, err error) tool.Tool {
 	if err != nil {
 		panic(err) // the argument types are this package's own
 	}
-	return t
+	return tool.InSandbox(t)
 }

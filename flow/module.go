@@ -1,0 +1,111 @@
+// Package flow composes Session -> Session modules into workflows:
+// Sequential, Parallel, Loop, Map, Selector, Compressor, Validator and
+// Approval. Each application of a module runs under a node path carried in
+// the context ("triage/branch-1/agent:coder#1") and derives its output with
+// that path as the lineage op, so the session graph shows the workflow's
+// structure and replay can match every recorded call to the call that
+// repeats it.
+package flow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+)
+
+// Module is one Session -> Session layer; *agent.Agent is one.
+type Module interface {
+	Forward(ctx context.Context, s *session.Session) (*session.Session, error)
+}
+
+// Func makes a module of a function.
+type Func func(ctx context.Context, s *session.Session) (*session.Session, error)
+
+// Forward implements Module.
+func (f Func) Forward(ctx context.Context, s *session.Session) (*session.Session, error) { return f(ctx, s) }
+
+var (
+	// ErrRejected: a validator or a human rejected the session.
+	ErrRejected = errors.New("flow: rejected")
+	// ErrPaused: an approval gate waits for a human's verdict (Decide, then
+	// run again).
+	ErrPaused = errors.New("flow: paused for approval")
+	// ErrNoRoute: a selector chose none of its routes and has no "none"
+	// route to take.
+	ErrNoRoute = errors.New("flow: no route")
+	// ErrConfig: a module is misconfigured.
+	ErrConfig = errors.New("flow: bad configuration")
+)
+
+// named is a module with a name: its segment in node paths and in Describe.
+type named struct {
+	name string
+	Module
+}
+
+// Named gives m a name, used as its node-path segment and by Describe.
+func Named(name string, m Module) Module { return named{name: name, Module: m} }
+
+// nameOf is m's name, "" if it has none.
+func nameOf(m Module) string {
+	switch v := m.(type) {
+	case named:
+		return v.name
+	case *agent.Agent:
+		return "agent:" + v.Name()
+	}
+	return ""
+}
+
+// Call applies m to s under the path segment seg: m runs with the path
+// extended and its output is derived from s's with the path as the op.
+// Modules written by users call their children through Call to give them
+// stable names.
+func Call(ctx context.Context, seg string, m Module, s *session.Session) (*session.Session, error) {
+	if m == nil {
+		return s, fmt.Errorf("%w: nil module at %q", ErrConfig, seg)
+	}
+	ctx = agent.WithPath(ctx, seg)
+	out, err := m.Forward(ctx, s)
+	if out == nil {
+		return nil, err
+	}
+	return out.Derive(agent.Path(ctx), nil), err
+}
+
+// Run runs m on in as one workflow run: with a store, in is committed
+// first (so the run can be resumed by its id) and the output after.
+func Run(ctx context.Context, st store.Store, m Module, in *session.Session) (*session.Session, error) {
+	ctx = agent.NewRun(ctx)
+	if st != nil {
+		if err := commitNew(ctx, st, in); err != nil {
+			return nil, err
+		}
+	}
+	out, err := m.Forward(ctx, in)
+	if st != nil && out != nil {
+		if cerr := commitNew(ctx, st, out); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}
+	return out, err
+}
+
+// commitNew commits s unless the store holds it at this head already.
+func commitNew(ctx context.Context, st store.Store, s *session.Session) error {
+	prev := session.ChunkID("")
+	if info, err := st.Info(ctx, s.ID()); err == nil {
+		if info.Head == s.Head() {
+			return nil
+		}
+		prev = info.Head
+	}
+	if err := st.Commit(ctx, s, prev); err != nil {
+		return fmt.Errorf("flow: commit %s: %w", s.ID(), err)
+	}
+	return nil
+}
