@@ -1,0 +1,264 @@
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/model"
+	"github.com/openrath/rath/session"
+)
+
+// tape is a record indexed by node: the agent.Player of a replay.
+type tape struct {
+	mu     sync.Mutex
+	nodes  map[string]*track
+	source *session.Session // the recorded session indexes refer to
+	// live: past a node's record the run goes on live (Resume); otherwise
+	// doing more than the record did is a divergence (Run).
+	live bool
+	// tools: re-run tools and compare their results with the record.
+	tools bool
+}
+
+// track is one node's recorded chunks, in order.
+type track struct {
+	chunks []session.Chunk
+	index  []int // each chunk's position in the source session
+	next   int
+}
+
+// strip is c without its place in a chain: what an append re-seals.
+func strip(c session.Chunk) session.Chunk {
+	c.ID, c.Parent, c.Origin = "", "", ""
+	return c
+}
+
+// newTape indexes the chunks of sessions by node. A node found in several
+// sessions keeps its longest record (the others hold a prefix of it).
+func newTape(source *session.Session, sessions ...*session.Session) *tape {
+	t := &tape{nodes: map[string]*track{}, source: source}
+	for _, s := range sessions {
+		local := map[string]*track{}
+		for i, c := range s.All() {
+			if c.Node == "" {
+				continue
+			}
+			tr := local[c.Node]
+			if tr == nil {
+				tr = &track{}
+				local[c.Node] = tr
+			}
+			tr.chunks = append(tr.chunks, strip(c))
+			idx := -1
+			if s == source {
+				idx = i
+			}
+			tr.index = append(tr.index, idx)
+		}
+		for n, tr := range local {
+			if old := t.nodes[n]; old == nil || len(tr.chunks) > len(old.chunks) {
+				t.nodes[n] = tr
+			}
+		}
+	}
+	return t
+}
+
+// digest is the id c would have at the start of a chain: a digest of its
+// content, time included.
+func digest(c session.Chunk) string {
+	sealed, err := session.Seal("", c)
+	if err != nil {
+		return "invalid: " + err.Error()
+	}
+	return string(sealed.ID)
+}
+
+// show is c as indented JSON, for diffs.
+func show(c session.Chunk) string {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+// same reports whether replayed chunk c says what recorded rec says, time
+// apart; with tools re-run, a tool result is compared by its outcome only.
+func (t *tape) same(rec, c session.Chunk) bool {
+	if t.tools && rec.ToolResult != nil && c.ToolResult != nil {
+		a, b := rec.ToolResult, c.ToolResult
+		return a.CallID == b.CallID && a.Tool == b.Tool && a.Content == b.Content && (a.Error == nil) == (b.Error == nil) &&
+			(a.Error == nil || a.Error.Kind == b.Error.Kind)
+	}
+	c.Time = rec.Time
+	if c.Tier == 0 {
+		c.Tier = rec.Tier // the default tier of the kind, set when sealed
+	}
+	return digest(rec) == digest(c)
+}
+
+// Chunks implements agent.Player.
+func (t *tape) Chunks(node string, cs ...session.Chunk) ([]session.Chunk, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tr := t.nodes[node]
+	out := make([]session.Chunk, 0, len(cs))
+	for _, c := range cs {
+		// A sandbox the replay did not need to open: its recorded
+		// placement stands, so the chain stays the record's.
+		for tr != nil && tr.next < len(tr.chunks) && tr.chunks[tr.next].Placement != nil && c.Placement == nil {
+			out = append(out, tr.chunks[tr.next])
+			tr.next++
+		}
+		if tr == nil || tr.next >= len(tr.chunks) {
+			if !t.live {
+				return nil, &Divergence{Node: node, Index: -1, What: "the replay appended a " + string(c.Kind) + " chunk the record does not have",
+					Expected: "(end of record)", Actual: digest(c), Diff: lineDiff("", show(c))}
+			}
+			out = append(out, c)
+			continue
+		}
+		rec := tr.chunks[tr.next]
+		if c.Placement != nil && rec.Placement != nil {
+			out = append(out, rec) // the recorded sandbox id stands
+			tr.next++
+			continue
+		}
+		if !t.same(rec, c) {
+			c.Time = rec.Time
+			return nil, &Divergence{Node: node, Index: tr.index[tr.next], What: "a " + string(c.Kind) + " chunk differs from the recorded " + string(rec.Kind),
+				Expected: digest(rec), Actual: digest(c), Diff: lineDiff(show(rec), show(c))}
+		}
+		out = append(out, rec)
+		tr.next++
+	}
+	return out, nil
+}
+
+// Model implements agent.Player.
+func (t *tape) Model(node string, req *model.Request) (*session.ModelCall, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tr := t.nodes[node]
+	if tr == nil || tr.next >= len(tr.chunks) {
+		if t.live {
+			return nil, nil
+		}
+		return nil, &Divergence{Node: node, Index: -1, What: "the replay made a model call the record does not have",
+			Expected: "(end of record)", Actual: req.Digest(), Diff: lineDiff("", showRequest(req))}
+	}
+	rec := tr.chunks[tr.next]
+	if rec.ModelCall == nil {
+		return nil, &Divergence{Node: node, Index: tr.index[tr.next], What: "the replay made a model call where the record has a " + string(rec.Kind) + " chunk",
+			Expected: digest(rec), Actual: req.Digest(), Diff: lineDiff(show(rec), showRequest(req))}
+	}
+	if d := req.Digest(); d != rec.ModelCall.RequestDigest {
+		return nil, &Divergence{Node: node, Index: tr.index[tr.next], What: "the model request differs from the recorded one",
+			Expected: rec.ModelCall.RequestDigest, Actual: d, Diff: lineDiff(t.recordedRequest(tr.index[tr.next], rec.ModelCall), showRequest(req))}
+	}
+	mc := *rec.ModelCall
+	return &mc, nil
+}
+
+// Tool implements agent.Player.
+func (t *tape) Tool(node string, call session.ToolCall) (*session.ToolResult, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tr := t.nodes[node]
+	if tr == nil {
+		return nil, false
+	}
+	if !t.tools {
+		for _, c := range tr.chunks[tr.next:] {
+			if c.ToolResult != nil && c.ToolResult.CallID == call.ID {
+				r := *c.ToolResult
+				return &r, false
+			}
+			if c.Assistant != nil {
+				break // the next turn: the call has no result in the record
+			}
+		}
+	}
+	for _, c := range tr.chunks[:tr.next] {
+		if c.Assistant != nil {
+			for _, tc := range c.Assistant.ToolCalls {
+				if tc.ID == call.ID {
+					return nil, t.live
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+// Peek implements agent.Player.
+func (t *tape) Peek(node string) (session.Chunk, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tr := t.nodes[node]
+	if tr == nil || tr.next >= len(tr.chunks) {
+		return session.Chunk{}, false
+	}
+	return tr.chunks[tr.next], true
+}
+
+// unplayed returns the first recorded chunk no replayed chunk matched.
+func (t *tape) unplayed() *Divergence {
+	var first *Divergence
+	for node, tr := range t.nodes {
+		if tr.next < len(tr.chunks) {
+			c := tr.chunks[tr.next]
+			d := &Divergence{Node: node, Index: tr.index[tr.next], What: "the replay ended without the recorded " + string(c.Kind) + " chunk",
+				Expected: digest(c), Actual: "(nothing)", Diff: lineDiff(show(c), "")}
+			if first == nil || d.Index < first.Index || (d.Index == first.Index && d.Node < first.Node) {
+				first = d
+			}
+		}
+	}
+	return first
+}
+
+// showRequest is a request as text: model, parameters, then each message.
+func showRequest(req *model.Request) string {
+	var sb strings.Builder
+	p, _ := json.Marshal(req.Record())
+	fmt.Fprintf(&sb, "model: %s\nparams: %s\n", req.Model, p)
+	for _, m := range req.Messages {
+		writeMessage(&sb, m)
+	}
+	return sb.String()
+}
+
+// recordedRequest reconstructs, as text, the request a recorded model
+// call sent: its parameters, and the view of the recorded session before
+// it (exact for a sequential run; a merged parallel run also shows the
+// branches merged before this one).
+func (t *tape) recordedRequest(index int, mc *session.ModelCall) string {
+	var sb strings.Builder
+	p, _ := json.Marshal(mc.Params)
+	fmt.Fprintf(&sb, "model: %s\nparams: %s\n", mc.Model, p)
+	if index < 0 || t.source == nil {
+		return sb.String()
+	}
+	prefix, err := t.source.ForkAt(index)
+	if err != nil {
+		return sb.String()
+	}
+	for _, m := range prefix.Transcript() {
+		writeMessage(&sb, m)
+	}
+	return sb.String()
+}
+
+func writeMessage(sb *strings.Builder, m session.Message) {
+	fmt.Fprintf(sb, "%s: %s\n", m.Role, m.Content)
+	for _, tc := range m.ToolCalls {
+		fmt.Fprintf(sb, "  call %s %s\n", tc.Name, tc.Args)
+	}
+}
+
+var _ agent.Player = (*tape)(nil)
