@@ -45,10 +45,11 @@ func (r *run) add(cs ...session.Chunk) error {
 	return err
 }
 
-// adopt passes chunks others appended to r.s since it had n chunks (memory
-// and sandbox operations) through the player, as if r had appended them.
+// adopt re-appends chunks others appended to r.s since it had n chunks
+// (memory and sandbox operations) as r's own: with its node, and through
+// the player when replaying.
 func (r *run) adopt(n int) error {
-	if r.player == nil || r.s.Len() == n {
+	if r.s.Len() == n {
 		return nil
 	}
 	var cs []session.Chunk
