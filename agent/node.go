@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/openrath/rath/session"
 )
 
 // Node paths. Workflows name where a module runs — "review/0/branch-1" — by
@@ -17,6 +19,27 @@ type pathKey struct{}
 type pathState struct {
 	path string
 	runs *invocations
+	run  session.ID // the workflow run's input session, if known
+}
+
+// RunLabel is the store label an agent puts on the sessions it commits
+// within a workflow run: the run's id (its input session's), by which
+// replay.Resume finds everything the run recorded.
+const RunLabel = "rath.run"
+
+// WithRunID returns ctx for the workflow run whose input session is id,
+// with fresh invocation counters.
+func WithRunID(ctx context.Context, id session.ID) context.Context {
+	st, _ := ctx.Value(pathKey{}).(pathState)
+	st.runs = &invocations{n: map[string]int{}}
+	st.run = id
+	return context.WithValue(ctx, pathKey{}, st)
+}
+
+// RunID returns the workflow run ctx belongs to ("" if none).
+func RunID(ctx context.Context) session.ID {
+	st, _ := ctx.Value(pathKey{}).(pathState)
+	return st.run
 }
 
 // invocations counts the runs under each node within one workflow run.

@@ -271,6 +271,11 @@ func (r *run) commit(ctx context.Context) error {
 	if err := st.Commit(ctx, r.s, r.stored); err != nil {
 		return fmt.Errorf("agent %s: commit: %w", r.a.cfg.Name, err)
 	}
+	if run := RunID(r.ctx); r.stored == "" && run != "" {
+		if err := st.SetLabel(ctx, r.s.ID(), RunLabel, string(run)); err != nil {
+			return fmt.Errorf("agent %s: label: %w", r.a.cfg.Name, err)
+		}
+	}
 	r.stored = r.s.Head()
 	r.emit(Event{Kind: Committed, Session: r.s})
 	return nil

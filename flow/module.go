@@ -26,7 +26,9 @@ type Module interface {
 type Func func(ctx context.Context, s *session.Session) (*session.Session, error)
 
 // Forward implements Module.
-func (f Func) Forward(ctx context.Context, s *session.Session) (*session.Session, error) { return f(ctx, s) }
+func (f Func) Forward(ctx context.Context, s *session.Session) (*session.Session, error) {
+	return f(ctx, s)
+}
 
 var (
 	// ErrRejected: a validator or a human rejected the session.
@@ -50,17 +52,6 @@ type named struct {
 // Named gives m a name, used as its node-path segment and by Describe.
 func Named(name string, m Module) Module { return named{name: name, Module: m} }
 
-// nameOf is m's name, "" if it has none.
-func nameOf(m Module) string {
-	switch v := m.(type) {
-	case named:
-		return v.name
-	case *agent.Agent:
-		return "agent:" + v.Name()
-	}
-	return ""
-}
-
 // Call applies m to s under the path segment seg: m runs with the path
 // extended and its output is derived from s's with the path as the op.
 // Modules written by users call their children through Call to give them
@@ -80,7 +71,7 @@ func Call(ctx context.Context, seg string, m Module, s *session.Session) (*sessi
 // Run runs m on in as one workflow run: with a store, in is committed
 // first (so the run can be resumed by its id) and the output after.
 func Run(ctx context.Context, st store.Store, m Module, in *session.Session) (*session.Session, error) {
-	ctx = agent.NewRun(ctx)
+	ctx = agent.WithRunID(ctx, in.ID())
 	if st != nil {
 		if err := commitNew(ctx, st, in); err != nil {
 			return nil, err
@@ -88,7 +79,11 @@ func Run(ctx context.Context, st store.Store, m Module, in *session.Session) (*s
 	}
 	out, err := m.Forward(ctx, in)
 	if st != nil && out != nil {
-		if cerr := commitNew(ctx, st, out); cerr != nil {
+		cerr := commitNew(ctx, st, out)
+		if cerr == nil {
+			cerr = st.SetLabel(ctx, out.ID(), agent.RunLabel, string(in.ID()))
+		}
+		if cerr != nil {
 			err = errors.Join(err, cerr)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/flow"
@@ -73,8 +74,9 @@ func Run(ctx context.Context, m flow.Module, recorded *session.Session, opts ...
 }
 
 // Resume continues the run whose input session is runID, after a crash,
-// from what the store holds: the input and every session derived from it
-// (the agents' sessions are committed step by step). The recorded prefix
+// from what the store holds: every session derived from the input or
+// labelled with the run (agent.RunLabel: the agents' sessions, committed
+// step by step, and the run's output). The recorded prefix
 // is replayed and the rest runs live. A tool call the record shows made
 // but not finished runs again if the tool is idempotent; otherwise the
 // model is told, by an interrupted error result, that its effect is
@@ -88,6 +90,15 @@ func Resume(ctx context.Context, m flow.Module, st store.Store, runID session.ID
 	ids, err := st.Descendants(ctx, runID)
 	if err != nil {
 		return nil, fmt.Errorf("replay: resume %s: %w", runID, err)
+	}
+	labelled, err := st.List(ctx, store.Filter{Labels: map[string]string{agent.RunLabel: string(runID)}})
+	if err != nil {
+		return nil, fmt.Errorf("replay: resume %s: %w", runID, err)
+	}
+	for _, info := range labelled {
+		if !slices.Contains(ids, info.ID) {
+			ids = append(ids, info.ID)
+		}
 	}
 	sessions := make([]*session.Session, 0, len(ids))
 	for _, id := range ids {
