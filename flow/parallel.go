@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 )
@@ -135,6 +136,12 @@ func (m *Mapper) Forward(ctx context.Context, s *session.Session) (*session.Sess
 		return s, fmt.Errorf("flow: map items: %w", err)
 	}
 	return fanOut(ctx, s, len(items), m.Limit, m.Sandboxes, m.Merge, "map", func(ctx context.Context, i int, f *session.Session) (*session.Session, error) {
-		return Call(ctx, fmt.Sprintf("item-%d", i), m.Body, f.Append(session.User(items[i])))
+		seg := fmt.Sprintf("item-%d", i)
+		in := agent.WithPath(ctx, seg)
+		f, err := agent.Record(in, f, agent.Invoke(in, "map:item"), session.User(items[i]))
+		if err != nil {
+			return f, err
+		}
+		return Call(ctx, seg, m.Body, f)
 	})
 }

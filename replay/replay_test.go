@@ -196,3 +196,24 @@ func TestForkAtStep(t *testing.T) {
 		t.Fatalf("the live part: %q", got)
 	}
 }
+
+// TestReplayMap: items a Map appends are recorded under its node, so the
+// replay neither mistakes them for input nor repeats them.
+func TestReplayMap(t *testing.T) {
+	var calls atomic.Int64
+	mk := func(m func() model.Model) flow.Module {
+		items := func(*session.Session) ([]string, error) { return []string{"2+3", "4+5", "6+7"}, nil }
+		return flow.Map(items, mathAgent(t, "solver", "You add.", m(), &calls, 0), 2)
+	}
+	rec, err := flow.Run(ctx, nil, mk(mathModel), session.FromUser("sums"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if replay.InputOf(rec) != 1 {
+		t.Fatalf("input of the record: %d chunks", replay.InputOf(rec))
+	}
+	out, err := replay.Run(ctx, mk(func() model.Model { return dead(t) }), rec)
+	if err != nil || out.Head() != rec.Head() {
+		t.Fatalf("replay of a map: %v", err)
+	}
+}

@@ -11,9 +11,10 @@ import (
 	"github.com/openrath/rath/session"
 )
 
-// tape is a record indexed by node: the agent.Player of a replay.
+// tape is a record indexed by node: the agent.Player of a replay. The
+// node map is read-only once built; each track has its own lock (a node's
+// calls come from one goroutine, but nothing relies on that).
 type tape struct {
-	mu     sync.Mutex
 	nodes  map[string]*track
 	source *session.Session // the recorded session indexes refer to
 	// live: past a node's record the run goes on live (Resume); otherwise
@@ -25,9 +26,23 @@ type tape struct {
 
 // track is one node's recorded chunks, in order.
 type track struct {
-	chunks []session.Chunk
-	index  []int // each chunk's position in the source session
-	next   int
+	mu      sync.Mutex
+	chunks  []session.Chunk
+	index   []int    // each chunk's position in the source session
+	digests []string // digest of each chunk, computed when first needed
+	next    int
+	served  *session.ModelCall // the model call Model last handed out
+}
+
+// digestAt is the digest of the track's i-th chunk.
+func (tr *track) digestAt(i int) string {
+	if tr.digests == nil {
+		tr.digests = make([]string, len(tr.chunks))
+	}
+	if tr.digests[i] == "" {
+		tr.digests[i] = digest(tr.chunks[i])
+	}
+	return tr.digests[i]
 }
 
 // strip is c without its place in a chain: what an append re-seals.
@@ -86,9 +101,14 @@ func show(c session.Chunk) string {
 	return string(b)
 }
 
-// same reports whether replayed chunk c says what recorded rec says, time
-// apart; with tools re-run, a tool result is compared by its outcome only.
-func (t *tape) same(rec, c session.Chunk) bool {
+// same reports whether replayed chunk c says what the track's i-th
+// recorded chunk says, time apart; with tools re-run, a tool result is
+// compared by its outcome only.
+func (t *tape) same(tr *track, i int, c session.Chunk) bool {
+	rec := tr.chunks[i]
+	if c.ModelCall != nil && c.ModelCall == tr.served {
+		return true // the record's own call, handed back
+	}
 	if t.tools && rec.ToolResult != nil && c.ToolResult != nil {
 		a, b := rec.ToolResult, c.ToolResult
 		return a.CallID == b.CallID && a.Tool == b.Tool && a.Content == b.Content && (a.Error == nil) == (b.Error == nil) &&
@@ -98,14 +118,16 @@ func (t *tape) same(rec, c session.Chunk) bool {
 	if c.Tier == 0 {
 		c.Tier = rec.Tier // the default tier of the kind, set when sealed
 	}
-	return digest(rec) == digest(c)
+	return tr.digestAt(i) == digest(c)
 }
 
 // Chunks implements agent.Player.
 func (t *tape) Chunks(node string, cs ...session.Chunk) ([]session.Chunk, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	tr := t.nodes[node]
+	if tr != nil {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+	}
 	out := make([]session.Chunk, 0, len(cs))
 	for _, c := range cs {
 		// A sandbox the replay did not need to open: its recorded
@@ -128,7 +150,7 @@ func (t *tape) Chunks(node string, cs ...session.Chunk) ([]session.Chunk, error)
 			tr.next++
 			continue
 		}
-		if !t.same(rec, c) {
+		if !t.same(tr, tr.next, c) {
 			c.Time = rec.Time
 			return nil, &Divergence{Node: node, Index: tr.index[tr.next], What: "a " + string(c.Kind) + " chunk differs from the recorded " + string(rec.Kind),
 				Expected: digest(rec), Actual: digest(c), Diff: lineDiff(show(rec), show(c))}
@@ -141,9 +163,11 @@ func (t *tape) Chunks(node string, cs ...session.Chunk) ([]session.Chunk, error)
 
 // Model implements agent.Player.
 func (t *tape) Model(node string, req *model.Request) (*session.ModelCall, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	tr := t.nodes[node]
+	if tr != nil {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+	}
 	if tr == nil || tr.next >= len(tr.chunks) {
 		if t.live {
 			return nil, nil
@@ -161,17 +185,18 @@ func (t *tape) Model(node string, req *model.Request) (*session.ModelCall, error
 			Expected: rec.ModelCall.RequestDigest, Actual: d, Diff: lineDiff(t.recordedRequest(tr.index[tr.next], rec.ModelCall), showRequest(req))}
 	}
 	mc := *rec.ModelCall
+	tr.served = &mc
 	return &mc, nil
 }
 
 // Tool implements agent.Player.
 func (t *tape) Tool(node string, call session.ToolCall) (*session.ToolResult, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	tr := t.nodes[node]
 	if tr == nil {
 		return nil, false
 	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
 	if !t.tools {
 		for _, c := range tr.chunks[tr.next:] {
 			if c.ToolResult != nil && c.ToolResult.CallID == call.ID {
@@ -197,10 +222,13 @@ func (t *tape) Tool(node string, call session.ToolCall) (*session.ToolResult, bo
 
 // Peek implements agent.Player.
 func (t *tape) Peek(node string) (session.Chunk, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	tr := t.nodes[node]
-	if tr == nil || tr.next >= len(tr.chunks) {
+	if tr == nil {
+		return session.Chunk{}, false
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if tr.next >= len(tr.chunks) {
 		return session.Chunk{}, false
 	}
 	return tr.chunks[tr.next], true
@@ -213,7 +241,7 @@ func (t *tape) unplayed() *Divergence {
 		if tr.next < len(tr.chunks) {
 			c := tr.chunks[tr.next]
 			d := &Divergence{Node: node, Index: tr.index[tr.next], What: "the replay ended without the recorded " + string(c.Kind) + " chunk",
-				Expected: digest(c), Actual: "(nothing)", Diff: lineDiff(show(c), "")}
+				Expected: tr.digestAt(tr.next), Actual: "(nothing)", Diff: lineDiff(show(c), "")}
 			if first == nil || d.Index < first.Index || (d.Index == first.Index && d.Node < first.Node) {
 				first = d
 			}
