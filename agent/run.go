@@ -145,11 +145,14 @@ func (r *run) steps(first int) {
 			r.pause(resp.ToolCalls)
 			return
 		}
-		// The calls are durable before any runs: a run cut short while a
-		// tool ran is resumed knowing the call was made.
-		if err := r.commit(r.ctx); err != nil {
-			r.yield(Event{Kind: Done, Session: r.s}, err)
-			return
+		// Calls to tools that must not run twice are durable before they
+		// run: a run cut short meanwhile is resumed knowing the call was
+		// made (an idempotent tool is simply run again).
+		if r.a.cfg.Store != nil && !r.allIdempotent(resp.ToolCalls) {
+			if err := r.commit(r.ctx); err != nil {
+				r.yield(Event{Kind: Done, Session: r.s}, err)
+				return
+			}
 		}
 		if !r.toolStep(step, resp.ToolCalls, nil) {
 			return
@@ -285,4 +288,14 @@ func (r *run) release() {
 	if r.lease != nil {
 		r.lease.Release()
 	}
+}
+
+// allIdempotent reports whether every call is to an idempotent tool.
+func (r *run) allIdempotent(calls []session.ToolCall) bool {
+	for _, c := range calls {
+		if t := r.a.tools[c.Name]; t == nil || !t.Idempotent() {
+			return false
+		}
+	}
+	return true
 }
