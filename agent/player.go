@@ -12,12 +12,13 @@ import (
 // every tool call consults it first. Past the end of the record it lets the
 // run go live.
 type Player interface {
-	// Chunks reconciles chunks a run at node is about to append with the
-	// record: the recorded chunks (same content, their recorded times, so
-	// the chain repeats the record's ids) while the record lasts, else cs
-	// unchanged. A chunk that differs from the record is a divergence,
-	// returned as the error.
-	Chunks(node string, cs ...session.Chunk) ([]session.Chunk, error)
+	// Append appends chunks a run at node made to s, reconciled with the
+	// record: while the record lasts each must say what the recorded chunk
+	// says, and it is appended with the recorded time, so the chain repeats
+	// the record's ids; past the record they are appended as they are. A
+	// chunk that differs from the record is a divergence, returned as the
+	// error with s unchanged.
+	Append(node string, s *session.Session, cs ...session.Chunk) (*session.Session, error)
 	// Model serves node's next model call: the recorded model_call if the
 	// record has one (a divergence if req's digest differs from the
 	// recorded one), nil past the end of the record.
@@ -52,10 +53,7 @@ func Record(ctx context.Context, s *session.Session, node string, cs ...session.
 		cs[i] = cs[i].WithNode(node)
 	}
 	if p := PlayerFrom(ctx); p != nil {
-		var err error
-		if cs, err = p.Chunks(node, cs...); err != nil {
-			return s, err
-		}
+		return p.Append(node, s, cs...)
 	}
 	return s.TryAppend(cs...)
 }

@@ -77,9 +77,11 @@ func (r *Request) Digest() string {
 		h.Write(b)
 	}
 	w([]byte(r.Model))
+	var buf []byte
 	for _, m := range r.Messages {
 		if m.Chunk != "" {
-			w([]byte(string(m.Role) + "\x00" + string(m.Chunk)))
+			buf = append(append(append(buf[:0], m.Role...), 0), m.Chunk...)
+			w(buf)
 			continue
 		}
 		raw, err := json.Marshal(m)
@@ -88,13 +90,23 @@ func (r *Request) Digest() string {
 		}
 		w(raw)
 	}
-	rest, err := json.Marshal(struct {
-		Tools  []ToolSpec          `json:"tools,omitempty"`
-		Params session.ModelParams `json:"params"`
-	}{r.Tools, r.Record()})
+	// Tools field by field (their schemas are raw JSON already), then the
+	// parameters as recorded.
+	w([]byte{byte(len(r.Tools)), byte(len(r.Tools) >> 8)})
+	for _, t := range r.Tools {
+		strict := byte(0)
+		if t.Strict {
+			strict = 1
+		}
+		w([]byte(t.Name))
+		w([]byte(t.Description))
+		w(t.Parameters)
+		w([]byte{strict})
+	}
+	params, err := json.Marshal(r.Record())
 	if err != nil {
 		return ""
 	}
-	w(rest)
+	w(params)
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

@@ -28,8 +28,9 @@ type tape struct {
 type track struct {
 	mu      sync.Mutex
 	chunks  []session.Chunk
-	index   []int    // each chunk's position in the source session
-	digests []string // digest of each chunk, computed when first needed
+	ids     []session.ChunkID // each chunk's id where the node made it (its origin if a merge moved it)
+	index   []int             // each chunk's position in the source session
+	digests []string          // digest of each chunk, computed when first needed
 	next    int
 	served  *session.ModelCall // the model call Model last handed out
 }
@@ -66,6 +67,11 @@ func newTape(source *session.Session, sessions ...*session.Session) *tape {
 				tr = &track{}
 				local[c.Node] = tr
 			}
+			id := c.ID
+			if c.Origin != "" {
+				id = c.Origin
+			}
+			tr.ids = append(tr.ids, id)
 			tr.chunks = append(tr.chunks, strip(c))
 			idx := -1
 			if s == source {
@@ -102,18 +108,9 @@ func show(c session.Chunk) string {
 }
 
 // same reports whether replayed chunk c says what the track's i-th
-// recorded chunk says, time apart; with tools re-run, a tool result is
-// compared by its outcome only.
+// recorded chunk says, time apart.
 func (t *tape) same(tr *track, i int, c session.Chunk) bool {
 	rec := tr.chunks[i]
-	if c.ModelCall != nil && c.ModelCall == tr.served {
-		return true // the record's own call, handed back
-	}
-	if t.tools && rec.ToolResult != nil && c.ToolResult != nil {
-		a, b := rec.ToolResult, c.ToolResult
-		return a.CallID == b.CallID && a.Tool == b.Tool && a.Content == b.Content && (a.Error == nil) == (b.Error == nil) &&
-			(a.Error == nil || a.Error.Kind == b.Error.Kind)
-	}
 	c.Time = rec.Time
 	if c.Tier == 0 {
 		c.Tier = rec.Tier // the default tier of the kind, set when sealed
@@ -121,44 +118,81 @@ func (t *tape) same(tr *track, i int, c session.Chunk) bool {
 	return tr.digestAt(i) == digest(c)
 }
 
-// Chunks implements agent.Player.
-func (t *tape) Chunks(node string, cs ...session.Chunk) ([]session.Chunk, error) {
+// Append implements agent.Player. A replayed chunk is appended with its
+// recorded time; when the new head's id is the recorded chunk's, content
+// and chain both match (one seal a chunk). Otherwise the contents are
+// compared (the chain may differ where the record was merged).
+func (t *tape) Append(node string, s *session.Session, cs ...session.Chunk) (*session.Session, error) {
 	tr := t.nodes[node]
 	if tr != nil {
 		tr.mu.Lock()
 		defer tr.mu.Unlock()
 	}
-	out := make([]session.Chunk, 0, len(cs))
+	out := s
+	var err error
 	for _, c := range cs {
 		// A sandbox the replay did not need to open: its recorded
 		// placement stands, so the chain stays the record's.
 		for tr != nil && tr.next < len(tr.chunks) && tr.chunks[tr.next].Placement != nil && c.Placement == nil {
-			out = append(out, tr.chunks[tr.next])
+			if out, err = out.TryAppend(tr.chunks[tr.next]); err != nil {
+				return s, err
+			}
 			tr.next++
 		}
 		if tr == nil || tr.next >= len(tr.chunks) {
 			if !t.live {
-				return nil, &Divergence{Node: node, Index: -1, What: "the replay appended a " + string(c.Kind) + " chunk the record does not have",
+				return s, &Divergence{Node: node, Index: -1, What: "the replay appended a " + string(c.Kind) + " chunk the record does not have",
 					Expected: "(end of record)", Actual: digest(c), Diff: lineDiff("", show(c))}
 			}
-			out = append(out, c)
+			if out, err = out.TryAppend(c); err != nil {
+				return s, err
+			}
 			continue
 		}
 		rec := tr.chunks[tr.next]
-		if c.Placement != nil && rec.Placement != nil {
-			out = append(out, rec) // the recorded sandbox id stands
-			tr.next++
-			continue
+		add, verbatim := c, true
+		switch {
+		case c.Placement != nil && rec.Placement != nil:
+			add = rec // the recorded sandbox id stands
+		case c.ModelCall != nil && c.ModelCall == tr.served:
+			add = rec // the record's own call, handed back
+		case t.tools && rec.ToolResult != nil && c.ToolResult != nil:
+			if !sameOutcome(rec.ToolResult, c.ToolResult) {
+				return s, t.diverged(node, tr, c)
+			}
+			add = rec
+		default:
+			verbatim = false
+			add.Time = rec.Time
+			if add.Tier == 0 {
+				add.Tier = rec.Tier // the kind's default tier, set when sealed
+			}
 		}
-		if !t.same(tr, tr.next, c) {
-			c.Time = rec.Time
-			return nil, &Divergence{Node: node, Index: tr.index[tr.next], What: "a " + string(c.Kind) + " chunk differs from the recorded " + string(rec.Kind),
-				Expected: digest(rec), Actual: digest(c), Diff: lineDiff(show(rec), show(c))}
+		next, err := out.TryAppend(add)
+		if err != nil {
+			return s, err
 		}
-		out = append(out, rec)
+		if !verbatim && next.Head() != tr.ids[tr.next] && !t.same(tr, tr.next, add) {
+			return s, t.diverged(node, tr, c)
+		}
+		out = next
 		tr.next++
 	}
 	return out, nil
+}
+
+// diverged reports replayed chunk c differing from the track's next one.
+func (t *tape) diverged(node string, tr *track, c session.Chunk) *Divergence {
+	rec := tr.chunks[tr.next]
+	c.Time = rec.Time
+	return &Divergence{Node: node, Index: tr.index[tr.next], What: "a " + string(c.Kind) + " chunk differs from the recorded " + string(rec.Kind),
+		Expected: tr.digestAt(tr.next), Actual: digest(c), Diff: lineDiff(show(rec), show(c))}
+}
+
+// sameOutcome compares tool results by what they returned.
+func sameOutcome(a, b *session.ToolResult) bool {
+	return a.CallID == b.CallID && a.Tool == b.Tool && a.Content == b.Content && (a.Error == nil) == (b.Error == nil) &&
+		(a.Error == nil || a.Error.Kind == b.Error.Kind)
 }
 
 // Model implements agent.Player.
