@@ -1,0 +1,107 @@
+// Package rath is the OpenRath runtime: Open wires a store, long-term
+// memory and a sandbox pool under one home directory, and runs registered
+// workflows on them so that every run is durable, labelled and replayable.
+package rath
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/memory/local"
+	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/store"
+
+	_ "github.com/openrath/rath/sandbox/bwrap"  // sandbox backend "bwrap"
+	_ "github.com/openrath/rath/sandbox/docker" // sandbox backend "docker"
+	_ "github.com/openrath/rath/sandbox/local"  // sandbox backend "local"
+	_ "github.com/openrath/rath/store/postgres" // store "postgres://"
+	_ "github.com/openrath/rath/store/sqlite"   // store "sqlite://"
+)
+
+// Config says where the runtime keeps its state. Zero fields take the
+// defaults.
+type Config struct {
+	// Home is the runtime's directory: $RATH_HOME, else ./.rath.
+	Home string
+	// Store is the store URL: sqlite:///<home>/rath.db by default, or
+	// postgres://...
+	Store string
+}
+
+// Runtime is an opened runtime. Memory is opened on first use.
+type Runtime struct {
+	Home      string
+	StoreURL  string
+	Store     store.Store
+	Sandboxes *sandbox.Pool
+
+	memory memory.Memory
+}
+
+// DefaultHome is $RATH_HOME, else ./.rath.
+func DefaultHome() string {
+	if h := os.Getenv("RATH_HOME"); h != "" {
+		return h
+	}
+	return ".rath"
+}
+
+// Resolve fills cfg's defaults.
+func (cfg Config) Resolve() Config {
+	if cfg.Home == "" {
+		cfg.Home = DefaultHome()
+	}
+	if cfg.Store == "" {
+		abs, err := filepath.Abs(filepath.Join(cfg.Home, "rath.db"))
+		if err != nil {
+			abs = filepath.Join(cfg.Home, "rath.db")
+		}
+		cfg.Store = "sqlite://" + filepath.ToSlash(abs)
+	}
+	return cfg
+}
+
+// Open opens the runtime: the home directory (created 0700), the store.
+func Open(ctx context.Context, cfg Config) (*Runtime, error) {
+	cfg = cfg.Resolve()
+	if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
+		return nil, fmt.Errorf("rath: home %s: %w", cfg.Home, err)
+	}
+	st, err := store.Open(ctx, cfg.Store)
+	if err != nil {
+		return nil, err
+	}
+	return &Runtime{Home: cfg.Home, StoreURL: cfg.Store, Store: st, Sandboxes: sandbox.NewPool()}, nil
+}
+
+// Memory returns the runtime's long-term memory (<home>/memory.db),
+// opening it on first use.
+func (r *Runtime) Memory(ctx context.Context) (memory.Memory, error) {
+	if r.memory == nil {
+		m, err := local.Open(ctx, filepath.Join(r.Home, "memory.db"))
+		if err != nil {
+			return nil, err
+		}
+		r.memory = m
+	}
+	return r.memory, nil
+}
+
+// Close releases the sandboxes, memory and store.
+func (r *Runtime) Close() error {
+	var errs []error
+	if r.Sandboxes != nil {
+		errs = append(errs, r.Sandboxes.Close())
+	}
+	if r.memory != nil {
+		errs = append(errs, r.memory.Close())
+	}
+	if r.Store != nil {
+		errs = append(errs, r.Store.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,140 @@
+package rath
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/openrath/rath/flow"
+	"github.com/openrath/rath/replay"
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+)
+
+// WorkflowLabel is the store label naming the registered workflow a run's
+// output came from, so that it can be replayed by id.
+const WorkflowLabel = "rath.workflow"
+
+// Workflow is a named, registered workflow: `rath run NAME` builds and runs
+// it, `rath replay ID` rebuilds it to replay a run.
+type Workflow struct {
+	Name        string
+	Description string
+	// Build returns the module and the input of a run.
+	Build func(ctx context.Context, rt *Runtime) (flow.Module, *session.Session, error)
+}
+
+var (
+	wfMu      sync.RWMutex
+	workflows = map[string]Workflow{}
+)
+
+// RegisterWorkflow makes w available by name; registering a name twice
+// panics.
+func RegisterWorkflow(w Workflow) {
+	wfMu.Lock()
+	defer wfMu.Unlock()
+	if _, dup := workflows[w.Name]; dup {
+		panic("rath: workflow " + w.Name + " registered twice")
+	}
+	workflows[w.Name] = w
+}
+
+// Workflows lists the registered workflows by name.
+func Workflows() []Workflow {
+	wfMu.RLock()
+	defer wfMu.RUnlock()
+	out := make([]Workflow, 0, len(workflows))
+	for _, w := range workflows {
+		out = append(out, w)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ErrUnknownWorkflow: no workflow is registered under a name.
+var ErrUnknownWorkflow = fmt.Errorf("rath: unknown workflow")
+
+func lookup(name string) (Workflow, error) {
+	wfMu.RLock()
+	defer wfMu.RUnlock()
+	w, ok := workflows[name]
+	if !ok {
+		return w, fmt.Errorf("%w %q", ErrUnknownWorkflow, name)
+	}
+	return w, nil
+}
+
+// Run builds the workflow called name and runs it durably: the input and
+// every step are committed, and the output is labelled with the workflow's
+// name. The output is returned with any error (a failed run's output holds
+// what was done).
+func (r *Runtime) Run(ctx context.Context, name string) (*session.Session, error) {
+	w, err := lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	m, in, err := w.Build(ctx, r)
+	if err != nil {
+		return nil, fmt.Errorf("rath: build %s: %w", name, err)
+	}
+	out, err := flow.Run(ctx, r.Store, m, in)
+	if out != nil {
+		if lerr := r.Store.SetLabel(ctx, out.ID(), WorkflowLabel, name); lerr != nil && err == nil {
+			err = lerr
+		}
+		status := store.StatusClosed
+		if err != nil {
+			status = store.StatusFailed
+		}
+		if serr := setFinal(ctx, r.Store, out.ID(), status); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	return out, err
+}
+
+// setFinal moves a session to a final status through active.
+func setFinal(ctx context.Context, st store.Store, id session.ID, to store.Status) error {
+	info, err := st.Info(ctx, id)
+	if err != nil {
+		return err
+	}
+	if info.Status == to {
+		return nil
+	}
+	if info.Status == store.StatusOpen {
+		if err := st.SetStatus(ctx, id, store.StatusActive); err != nil {
+			return err
+		}
+	}
+	return st.SetStatus(ctx, id, to)
+}
+
+// Replay re-executes the run whose output is id with its registered
+// workflow (named by the output's WorkflowLabel), serving everything from
+// the record; a difference is a *replay.Divergence.
+func (r *Runtime) Replay(ctx context.Context, id session.ID) (*session.Session, error) {
+	info, err := r.Store.Info(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	name := info.Labels[WorkflowLabel]
+	if name == "" {
+		return nil, fmt.Errorf("rath: session %s is not the output of a registered workflow's run (no %s label)", id, WorkflowLabel)
+	}
+	w, err := lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := r.Store.Load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	m, _, err := w.Build(ctx, r)
+	if err != nil {
+		return nil, fmt.Errorf("rath: build %s: %w", name, err)
+	}
+	return replay.Run(ctx, m, rec)
+}
