@@ -10,6 +10,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/openrath/rath/export/otel"
 	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/memory/local"
 	"github.com/openrath/rath/sandbox"
@@ -30,6 +33,9 @@ type Config struct {
 	// Store is the store URL: sqlite:///<home>/rath.db by default, or
 	// postgres://...
 	Store string
+	// Tracing, if set, receives OpenTelemetry GenAI spans live as runs
+	// commit their steps (export/otel.Live), until Close.
+	Tracing trace.TracerProvider
 }
 
 // Runtime is an opened runtime. Memory is opened on first use.
@@ -40,6 +46,8 @@ type Runtime struct {
 	Sandboxes *sandbox.Pool
 
 	memory memory.Memory
+	stop   context.CancelFunc // ends live tracing
+	traced chan error
 }
 
 // DefaultHome is $RATH_HOME, else ./.rath.
@@ -75,7 +83,13 @@ func Open(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Runtime{Home: cfg.Home, StoreURL: cfg.Store, Store: st, Sandboxes: sandbox.NewPool()}, nil
+	r := &Runtime{Home: cfg.Home, StoreURL: cfg.Store, Store: st, Sandboxes: sandbox.NewPool()}
+	if cfg.Tracing != nil {
+		lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		r.stop, r.traced = stop, make(chan error, 1)
+		go func() { r.traced <- otel.Live(lctx, st, cfg.Tracing) }()
+	}
+	return r, nil
 }
 
 // Memory returns the runtime's long-term memory (<home>/memory.db),
@@ -94,6 +108,10 @@ func (r *Runtime) Memory(ctx context.Context) (memory.Memory, error) {
 // Close releases the sandboxes, memory and store.
 func (r *Runtime) Close() error {
 	var errs []error
+	if r.stop != nil {
+		r.stop()
+		errs = append(errs, <-r.traced)
+	}
 	if r.Sandboxes != nil {
 		errs = append(errs, r.Sandboxes.Close())
 	}

@@ -3,7 +3,12 @@ package rath_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
+	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/agent"
@@ -55,4 +60,54 @@ func TestRuntimeRunsAndReplays(t *testing.T) {
 	if err != nil || m == nil {
 		t.Fatalf("memory: %v", err)
 	}
+}
+
+func TestRuntimeTracesLive(t *testing.T) {
+	ctx := context.Background()
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	rt, err := rath.Open(ctx, rath.Config{Home: t.TempDir(), Tracing: tp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := rt.Run(ctx, "echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The chat span is emitted as its chunk commits: wait for it.
+	deadline := time.Now().Add(20 * time.Second)
+	for !hasSpan(exp, "chat") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := rt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !hasSpan(exp, "chat") || !hasSpan(exp, "invoke_agent") {
+		t.Fatalf("spans: %v", names(exp))
+	}
+	for _, s := range exp.GetSpans() {
+		for _, kv := range s.Attributes {
+			if kv.Key == "gen_ai.conversation.id" && kv.Value.AsString() == "" {
+				t.Fatalf("span %s has no conversation id", s.Name)
+			}
+		}
+	}
+	_ = out
+}
+
+func hasSpan(exp *tracetest.InMemoryExporter, prefix string) bool {
+	for _, n := range names(exp) {
+		if strings.HasPrefix(n, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func names(exp *tracetest.InMemoryExporter) []string {
+	var out []string
+	for _, s := range exp.GetSpans() {
+		out = append(out, s.Name)
+	}
+	return out
 }

@@ -1,0 +1,151 @@
+package otel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	otelglobal "go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+)
+
+// pollInterval is how often Live re-reads the Info of the sessions it
+// follows: status changes commit nothing, so they send no event.
+var pollInterval = 2 * time.Second
+
+// emittedCap bounds how many chunk ids Live remembers having emitted.
+const emittedCap = 1 << 17
+
+// resyncSlack widens the window in which Live looks for sessions created
+// while it missed events, for commits in flight and clock skew.
+const resyncSlack = time.Minute
+
+// Live emits spans while runs happen. It watches st's commits and, for each
+// session that grows, reads the new chunks and emits their chat and
+// execute_tool spans and events as they commit. A session's spans hang under
+// its invoke_workflow span, which is a child of the workflow span of the
+// session it derives from when Live follows that one (so a workflow run is
+// one trace), and under per-node invoke_agent spans. These end, at the
+// latest time they cover, when the session's status becomes closed, failed
+// (the workflow span then has status Error) or archived, when it is deleted,
+// or when Live stops. A session that never reaches such a status keeps its
+// workflow and agent spans open until Live stops, and a batching exporter
+// sends them only then.
+//
+// A session Live first sees is read from its start, but a chunk Live has
+// already emitted (a prefix shared with a parent, a chunk a merge re-chained)
+// is not emitted again. After missed events Live re-reads the Info of the
+// sessions it follows and lists the sessions created meanwhile. Status
+// changes are seen by polling. Errors reading the store go to the
+// OpenTelemetry error handler (otel.Handle) and are retried at the next
+// event or poll.
+//
+// Live returns nil when ctx ends, and an error if st cannot be watched or
+// its watch ends first (the store closed).
+func Live(ctx context.Context, st store.Store, tp trace.TracerProvider) error {
+	evs, err := st.Watch(ctx)
+	if err != nil {
+		return fmt.Errorf("otel live: watch: %w", err)
+	}
+	l := newLive(ctx, st, tp)
+	defer l.stop()
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+			l.poll(ctx)
+			continue
+		case ev, ok := <-evs:
+			if !ok {
+				return l.closed(ctx)
+			}
+			l.event(ctx, ev)
+			continue
+		default:
+		}
+		l.drained()
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+			l.poll(ctx)
+		case ev, ok := <-evs:
+			if !ok {
+				return l.closed(ctx)
+			}
+			l.event(ctx, ev)
+		}
+	}
+}
+
+// live is the state of one Live call, used by its goroutine only.
+type live struct {
+	st       store.Store
+	tr       trace.Tracer
+	base     context.Context // parent context of sessions' root spans
+	sessions map[session.ID]*liveSession
+	emitted  *idSet
+	// empty and prevEmpty are the last two times the watch channel was
+	// seen empty with an event received in between; events dropped before
+	// the next event carrying Missed were committed after prevEmpty.
+	empty, prevEmpty time.Time
+	received         bool // an event arrived since empty
+}
+
+// liveSession is a followed session: its spans and how many chunks were read.
+type liveSession struct {
+	*sessionTrace
+	seen int
+}
+
+func newLive(ctx context.Context, st store.Store, tp trace.TracerProvider) *live {
+	now := time.Now()
+	return &live{st: st, tr: tracer(tp), base: context.WithoutCancel(ctx),
+		sessions: map[session.ID]*liveSession{}, emitted: newIDSet(emittedCap),
+		empty: now, prevEmpty: now}
+}
+
+// drained notes that the watch channel is empty.
+func (l *live) drained() {
+	if l.received {
+		l.prevEmpty, l.empty = l.empty, time.Now()
+		l.received = false
+	}
+}
+
+// event handles one commit event.
+func (l *live) event(ctx context.Context, ev store.Event) {
+	l.received = true
+	if ev.Missed {
+		l.resync(ctx)
+	}
+	l.advance(ctx, ev.ID, ev.Len, nil)
+}
+
+// closed handles the end of the watch.
+func (l *live) closed(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return errors.New("otel live: the store's watch ended")
+}
+
+// report passes a store error to the OpenTelemetry error handler, unless
+// Live is stopping.
+func (l *live) report(ctx context.Context, err error) {
+	if ctx.Err() == nil {
+		otelglobal.Handle(fmt.Errorf("otel live: %w", err))
+	}
+}
+
+// terminal reports whether a session with status s has finished.
+func terminal(s store.Status) bool {
+	return s == store.StatusClosed || s == store.StatusFailed || s == store.StatusArchived
+}
