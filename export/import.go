@@ -1,0 +1,86 @@
+package export
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/session/openrath"
+	"github.com/openrath/rath/store"
+)
+
+// Import reads our JSONL or OpenRath-Python JSONL (detected from the first
+// line), verifies it, commits it to st and returns it.
+//
+// A corrupt file gives one error wrapping ErrImport and a
+// *session.DecodeError that names the line at fault, and nothing is
+// committed. A session the store already holds at that head (or further
+// along the same history) is not an error; one it holds with a different
+// history is (wrapping store.ErrConflict). An OpenRath file becomes a new
+// session each time it is imported: the original has no session id of ours.
+func Import(ctx context.Context, st store.Store, r io.Reader) (*session.Session, error) {
+	s, err := decodeAny(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrImport, err)
+	}
+	if err := s.Verify(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrImport, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("export: import %s: %w", s.ID(), err)
+	}
+	if err := commitImported(ctx, st, s); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrImport, s.ID(), err)
+	}
+	return s, nil
+}
+
+// decodeAny detects the file's format and decodes it.
+func decodeAny(r io.Reader) (*session.Session, error) {
+	f, all, err := detect(r)
+	if err != nil {
+		return nil, err
+	}
+	if f == formatOpenRath {
+		return openrath.Decode(all)
+	}
+	return session.Decode(all)
+}
+
+// commitImported stores s unless the store holds it already.
+func commitImported(ctx context.Context, st store.Store, s *session.Session) error {
+	info, err := st.Info(ctx, s.ID())
+	if errors.Is(err, store.ErrNotFound) {
+		return st.Commit(ctx, s, "")
+	}
+	if err != nil {
+		return err
+	}
+	if !sameLineage(info.Lineage, s.Lineage()) {
+		return fmt.Errorf("%w: the store holds session %s with another lineage (%s)", store.ErrConflict, s.ID(), info.Lineage.Op)
+	}
+	switch {
+	case info.Head == s.Head():
+		return nil
+	case info.Len < s.Len() && (info.Len == 0 || s.Chunk(info.Len-1).ID == info.Head):
+		return st.Commit(ctx, s, info.Head)
+	case info.Len > s.Len() && s.Len() > 0:
+		cs, err := st.Range(ctx, s.ID(), s.Len()-1, s.Len())
+		if err != nil {
+			return err
+		}
+		if len(cs) == 1 && cs[0].ID == s.Head() {
+			return nil // the store holds this history and more
+		}
+	}
+	return fmt.Errorf("%w: the store holds session %s with another history (head %s at %d chunks; the file has %s at %d)",
+		store.ErrConflict, s.ID(), info.Head.Short(), info.Len, s.Head().Short(), s.Len())
+}
+
+// sameLineage reports whether two lineages name the same parents and op.
+func sameLineage(a, b session.Lineage) bool {
+	return a.Op == b.Op && a.Kind == b.Kind && slices.Equal(a.Parents, b.Parents)
+}
