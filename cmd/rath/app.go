@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/openrath/rath"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitError    = 1
+	exitUsage    = 2
+	exitDiverged = 3
+)
+
+// exitError carries a specific exit code with its message.
+type codeError struct {
+	code int
+	err  error
+}
+
+func (e *codeError) Error() string { return e.err.Error() }
+func (e *codeError) Unwrap() error { return e.err }
+
+func usageErr(format string, a ...any) error {
+	return &codeError{code: exitUsage, err: fmt.Errorf(format, a...)}
+}
+
+// app holds the global flags and streams of one invocation.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	home, storeURL string
+	jsonOut        bool
+	root           *cobra.Command
+	rt             *rath.Runtime
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:           "rath",
+		Short:         "OpenRath: durable, replayable sessions for agent systems",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().StringVar(&a.home, "home", "", "runtime home directory (env RATH_HOME, default ./.rath)")
+	root.PersistentFlags().StringVar(&a.storeURL, "store", "", "store URL: sqlite:///path/to.db (default under the home) or postgres://...")
+	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
+	root.AddCommand(a.versionCmd(), a.configCmd(), a.runCmd(), a.lsCmd(), a.showCmd(), a.graphCmd(), a.exportCmd(),
+		a.importCmd(), a.forkCmd(), a.mergeCmd(), a.replayCmd(), a.verifyCmd(), a.gcCmd(), a.serveCmd())
+	a.root = root
+	return a
+}
+
+func (a *app) execute(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a.root.SetArgs(args)
+	err := a.root.ExecuteContext(ctx)
+	if a.rt != nil {
+		if cerr := a.rt.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	if err == nil {
+		return exitOK
+	}
+	code := exitError
+	var ce *codeError
+	if errors.As(err, &ce) {
+		code = ce.code
+	} else if isUsage(err) {
+		code = exitUsage
+	}
+	fmt.Fprintln(a.stderr, "rath: "+sentence(err))
+	return code
+}
+
+// isUsage recognises cobra's own argument errors.
+func isUsage(err error) bool {
+	s := err.Error()
+	return strings.HasPrefix(s, "unknown command") || strings.HasPrefix(s, "accepts ") || strings.HasPrefix(s, "requires ") ||
+		strings.HasPrefix(s, "unknown flag") || strings.Contains(s, "flag needs an argument") || strings.HasPrefix(s, "invalid argument")
+}
+
+// sentence makes an error one line.
+func sentence(err error) string {
+	s := strings.TrimSpace(err.Error())
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		first, rest := s[:i], strings.TrimSpace(s[i+1:])
+		if rest != "" {
+			return first + "\n" + rest // details (a diff) follow the sentence
+		}
+		return first
+	}
+	return s
+}
+
+// runtime opens the runtime once per invocation.
+func (a *app) runtime(ctx context.Context) (*rath.Runtime, error) {
+	if a.rt != nil {
+		return a.rt, nil
+	}
+	rt, err := rath.Open(ctx, rath.Config{Home: a.home, Store: a.storeURL})
+	if err != nil {
+		return nil, err
+	}
+	a.rt = rt
+	return rt, nil
+}
+
+// printJSON writes v as indented JSON.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+)
+
+func (a *app) lsCmd() *cobra.Command {
+	var status, op string
+	var limit int
+	c := &cobra.Command{
+		Use:   "ls",
+		Short: "List sessions",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			rt, err := a.runtime(cmd.Context())
+			if err != nil {
+				return err
+			}
+			f := store.Filter{Op: op, Limit: limit}
+			for _, s := range strings.Split(status, ",") {
+				if s = strings.TrimSpace(s); s != "" {
+					if !store.Status(s).Valid() {
+						return usageErr("unknown status %q (open, active, paused, closed, archived, failed)", s)
+					}
+					f.Status = append(f.Status, store.Status(s))
+				}
+			}
+			infos, err := rt.Store.List(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				if infos == nil {
+					infos = []store.Info{}
+				}
+				return a.printJSON(infos)
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSTATUS\tOP\tCHUNKS\tUPDATED")
+			for _, i := range infos {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", i.ID, i.Status, orDash(i.Lineage.Op), i.Len, i.Updated.Local().Format(time.DateTime))
+			}
+			return tw.Flush()
+		},
+	}
+	c.Flags().StringVar(&status, "status", "", "only these statuses (comma-separated)")
+	c.Flags().StringVar(&op, "op", "", "only sessions made by this lineage op")
+	c.Flags().IntVar(&limit, "limit", 0, "at most this many (0: all)")
+	return c
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func (a *app) showCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a session: its header and a table of its chunks (--json: every chunk in full)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := a.load(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			info, err := a.rt.Store.Info(cmd.Context(), s.ID())
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(struct {
+					Info   store.Info      `json:"info"`
+					Usage  session.Usage   `json:"usage"`
+					Chunks []session.Chunk `json:"chunks"`
+				}{info, s.Usage(), s.Chunks()})
+			}
+			l := s.Lineage()
+			fmt.Fprintf(a.stdout, "session  %s\nstatus   %s\nlineage  %s %s parents=%s\nchunks   %d  head %s\n", s.ID(), info.Status,
+				orDash(string(l.Kind)), orDash(l.Op), orDash(joinIDs(l.Parents)), s.Len(), s.Head())
+			u := s.Usage()
+			fmt.Fprintf(a.stdout, "usage    %d in, %d out, $%.4f\n", u.InputTokens, u.OutputTokens, u.CostUSD)
+			if p := s.Placement(); p.Backend != "" {
+				fmt.Fprintf(a.stdout, "sandbox  %s %s\n", p.Backend, p.SandboxID)
+			}
+			fmt.Fprintln(a.stdout)
+			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "#\tKIND\tNODE\tSUMMARY")
+			for i, c := range s.All() {
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i, c.Kind, orDash(c.Node), summary(c))
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func joinIDs(ids []session.ID) string {
+	ss := make([]string, len(ids))
+	for i, id := range ids {
+		ss[i] = string(id)
+	}
+	return strings.Join(ss, ",")
+}
+
+// summary is a chunk in one short line.
+func summary(c session.Chunk) string {
+	var s string
+	switch {
+	case c.User != nil:
+		s = c.User.Text
+	case c.System != nil:
+		s = c.System.Text
+	case c.Assistant != nil:
+		s = c.Assistant.Text
+		for _, tc := range c.Assistant.ToolCalls {
+			s += fmt.Sprintf(" [call %s %s]", tc.Name, tc.ArgsString())
+		}
+	case c.ToolResult != nil:
+		r := c.ToolResult
+		s = fmt.Sprintf("%s → %s", r.Tool, r.Content)
+		if r.Error != nil {
+			s = fmt.Sprintf("%s → error %s: %s", r.Tool, r.Error.Kind, r.Error.Message)
+		}
+	case c.ModelCall != nil:
+		m := c.ModelCall
+		s = fmt.Sprintf("%s:%s %d in / %d out, %s", m.Provider, m.Model, m.Usage.InputTokens, m.Usage.OutputTokens, m.Latency.Round(time.Millisecond))
+	case c.Memory != nil:
+		m := c.Memory
+		s = fmt.Sprintf("%s %s%s (%d hits)", m.Op, m.URI, m.Query, len(m.Hits))
+	case c.Decision != nil:
+		s = fmt.Sprintf("%s chose %s: %s", c.Decision.Selector, c.Decision.Choice, c.Decision.Reason)
+	case c.Approval != nil:
+		s = fmt.Sprintf("%s %s %s", c.Approval.Verdict, c.Approval.Subject, c.Approval.Reason)
+	case c.Compress != nil:
+		s = fmt.Sprintf("%d chunks → %q", c.Compress.Count, c.Compress.Summary)
+	case c.Placement != nil:
+		s = fmt.Sprintf("%s %s", c.Placement.Backend, c.Placement.SandboxID)
+	case c.Note != nil:
+		s = c.Note.Text
+	case c.Error != nil:
+		s = c.Error.Code + ": " + c.Error.Message
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 90 {
+		s = string(r[:89]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,25 @@
+// Package server is `rath serve`: an HTTP JSON API over a store.Store and an
+// embedded single-page web viewer.
+//
+// The API (every response is JSON unless a format says otherwise; errors
+// are {"error": "one sentence"} with a fitting status code):
+//
+//	GET  /api/sessions?status=&op=&q=&limit=      []store.Info, newest first
+//	GET  /api/sessions/{id}                       {"info", "usage", "placement", "children"}
+//	GET  /api/sessions/{id}/chunks?from=&limit=   {"chunks": [...], "next": N|null}
+//	GET  /api/sessions/{id}/graph?format=         json|dot|mermaid|svg (export.LoadGraph)
+//	GET  /api/sessions/{id}/export?format=        jsonl|openrath, as an attachment
+//	GET  /api/sessions/{id}/tail                  Server-Sent Events, one "chunk" event per chunk
+//	POST /api/sessions/{id}/fork  {"at": N}       {"id": new}
+//	POST /api/merge               {"a", "b"}      {"id": new}
+//	GET  /api/compare?a=&b=&limit=                common prefix and the two suffixes
+//
+// The viewer is served at / and /static/.
+//
+// Security: the server binds loopback by default. Any other address needs a
+// bearer token (ErrNoToken otherwise), and with a token every /api request
+// must carry "Authorization: Bearer <token>". Without a token the server
+// answers only requests whose Host is a loopback name, so a web page cannot
+// reach it through DNS rebinding, and POSTs must be application/json, so a
+// cross-site form cannot fork or merge.
+package server

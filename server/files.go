@@ -1,0 +1,113 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/openrath/rath/export"
+)
+
+// graphTypes are the graph formats and their content types.
+var graphTypes = map[string]string{
+	export.FormatJSON:    "application/json; charset=utf-8",
+	export.FormatDOT:     "text/vnd.graphviz; charset=utf-8",
+	export.FormatMermaid: "text/plain; charset=utf-8",
+	"svg":                "image/svg+xml",
+}
+
+// handleGraph answers GET /api/sessions/{id}/graph?format=json|dot|mermaid|svg
+// (json by default). Without Graphviz, svg answers 501 with code
+// "no_graphviz"; the viewer then shows the DOT text.
+func (s *Server) handleGraph(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(w, r)
+	if !ok {
+		return
+	}
+	format := r.URL.Query().Get("format")
+	if format == "" {
+		format = export.FormatJSON
+	}
+	ctype, ok := graphTypes[format]
+	if !ok {
+		writeError(w, http.StatusBadRequest, "Unknown graph format %q (want json, dot, mermaid or svg).", format)
+		return
+	}
+	g, err := export.LoadGraph(r.Context(), s.st, id)
+	if err != nil {
+		fail(w, r, err)
+		return
+	}
+	var body []byte
+	if format == "svg" {
+		body, err = export.SVG(r.Context(), g)
+	} else {
+		var buf bytes.Buffer
+		err = g.Write(&buf, format)
+		body = buf.Bytes()
+	}
+	if err != nil {
+		fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(body)
+}
+
+// exportFiles are the session formats and their file name suffixes.
+var exportFiles = map[string]string{
+	export.FormatJSONL:    ".jsonl",
+	export.FormatOpenRath: ".openrath.jsonl",
+}
+
+// handleExport answers GET /api/sessions/{id}/export?format=jsonl|openrath
+// (jsonl by default) with the session file as an attachment. The file is
+// streamed: if writing fails after the first bytes went out, the connection
+// is cut so the client cannot mistake a truncated file for a whole one.
+func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(w, r)
+	if !ok {
+		return
+	}
+	format := r.URL.Query().Get("format")
+	if format == "" {
+		format = export.FormatJSONL
+	}
+	suffix, ok := exportFiles[format]
+	if !ok {
+		writeError(w, http.StatusBadRequest, "Unknown export format %q (want jsonl or openrath).", format)
+		return
+	}
+	ses, err := s.st.Load(r.Context(), id)
+	if err != nil {
+		fail(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/x-ndjson; charset=utf-8")
+	h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", string(id)+suffix))
+	h.Set("Cache-Control", "no-store")
+	cw := &countingWriter{w: w}
+	if err := export.WriteSession(cw, ses, format); err != nil {
+		if cw.n == 0 {
+			h.Del("Content-Disposition")
+			fail(w, r, err)
+			return
+		}
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,112 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/openrath/rath/store"
+)
+
+// DefaultAddr is the address the server listens on when Options.Addr is
+// empty: loopback only.
+const DefaultAddr = "127.0.0.1:7474"
+
+// ErrNoToken is returned by New (and Serve) for a non-loopback address
+// without a token.
+var ErrNoToken = errors.New("server: a non-loopback address needs a token")
+
+// Options configure New.
+type Options struct {
+	// Addr is the TCP address ListenAndServe listens on (DefaultAddr if
+	// empty).
+	Addr string
+	// Token is the bearer token every /api request must carry. It is
+	// required unless Addr is a loopback address.
+	Token string
+}
+
+// Server serves the API and the viewer for one store.
+type Server struct {
+	st    store.Store
+	addr  string
+	token string
+	// heartbeat is how often a tail stream sends a comment to keep proxies
+	// and the client's connection alive.
+	heartbeat time.Duration
+	// grace is how long Serve waits for requests to finish when its
+	// context ends before it closes their connections.
+	grace time.Duration
+	h     http.Handler
+}
+
+// New returns a server for st. It refuses a non-loopback Addr without a
+// Token (ErrNoToken).
+func New(st store.Store, o Options) (*Server, error) {
+	if st == nil {
+		return nil, errors.New("server: no store")
+	}
+	addr := o.Addr
+	if addr == "" {
+		addr = DefaultAddr
+	}
+	loop, err := loopbackAddr(addr)
+	if err != nil {
+		return nil, err
+	}
+	if !loop && o.Token == "" {
+		return nil, fmt.Errorf("%w (address %s)", ErrNoToken, addr)
+	}
+	s := &Server{st: st, addr: addr, token: o.Token, heartbeat: 15 * time.Second, grace: 10 * time.Second}
+	s.h = s.routes()
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler: the API under /api/ and the
+// viewer everywhere else.
+func (s *Server) Handler() http.Handler { return s.h }
+
+// routes builds the handler tree.
+func (s *Server) routes() http.Handler {
+	api := http.NewServeMux()
+	route(api, "GET", "/api/sessions", s.handleList)
+	route(api, "GET", "/api/sessions/{id}", s.handleSession)
+	route(api, "GET", "/api/sessions/{id}/chunks", s.handleChunks)
+	route(api, "GET", "/api/sessions/{id}/graph", s.handleGraph)
+	route(api, "GET", "/api/sessions/{id}/export", s.handleExport)
+	route(api, "GET", "/api/sessions/{id}/tail", s.handleTail)
+	route(api, "POST", "/api/sessions/{id}/fork", s.handleFork)
+	route(api, "POST", "/api/merge", s.handleMerge)
+	route(api, "GET", "/api/compare", s.handleCompare)
+	api.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "There is no API endpoint at %s.", r.URL.Path)
+	})
+
+	mux := http.NewServeMux()
+	mux.Handle("/api/", s.guardAPI(api))
+	mux.Handle("/", s.guardHost(viewer()))
+	return securityHeaders(mux)
+}
+
+// route registers h for method and path, and a JSON 405 for the path's
+// other methods.
+func route(mux *http.ServeMux, method, path string, h http.HandlerFunc) {
+	mux.HandleFunc(method+" "+path, h)
+	mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", method)
+		writeError(w, http.StatusMethodNotAllowed, "%s %s is not allowed; use %s.", r.Method, r.URL.Path, method)
+	})
+}
+
+// securityHeaders sets the headers every response carries.
+func securityHeaders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "no-referrer")
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+		h.ServeHTTP(w, r)
+	})
+}

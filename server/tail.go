@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+)
+
+// tailPage bounds the chunks one store read fetches while catching up.
+const tailPage = 1000
+
+// handleTail answers GET /api/sessions/{id}/tail with Server-Sent Events:
+//
+//	event: ready   data: {"id": ..., "len": N}   once, when the stream is live
+//	event: chunk   id: <index>   data: <chunk JSON>   per chunk committed after that
+//	event: end     data: {"reason": ...}          when the server shuts down
+//	event: error   data: {"error": ...}           when the store fails
+//
+// and a comment line every heartbeat. The store is watched before the
+// session's length is read, so no commit after the request is missed; a
+// watcher that fell behind (a Missed event) re-reads the session's length
+// and sends what it missed. A client that reconnects with Last-Event-ID
+// gets the chunks after that index first. The stream ends when the client
+// goes, the store closes or the server shuts down.
+func (s *Server) handleTail(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(w, r)
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	events, err := s.st.Watch(ctx)
+	if err != nil {
+		fail(w, r, err)
+		return
+	}
+	info, err := s.st.Info(ctx, id)
+	if err != nil {
+		fail(w, r, err)
+		return
+	}
+	t := &tailStream{st: s.st, id: id, w: w, rc: http.NewResponseController(w), sent: info.Len}
+	if n, err := strconv.Atoi(r.Header.Get("Last-Event-ID")); err == nil && n >= 0 && n < info.Len {
+		t.sent = n + 1
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if t.event("ready", "", map[string]any{"id": id, "len": info.Len}) != nil || t.catchUp(ctx, info.Len) != nil {
+		return
+	}
+	hb := time.NewTicker(s.heartbeat)
+	defer hb.Stop()
+	stop := stopping(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-stop:
+			_ = t.event("end", "", map[string]string{"reason": "the server is shutting down"})
+			return
+		case <-hb.C:
+			if t.write(": heartbeat\n\n") != nil {
+				return
+			}
+		case ev, ok := <-events:
+			if !ok {
+				_ = t.event("end", "", map[string]string{"reason": "the store stopped delivering commits"})
+				return
+			}
+			if err := t.handle(ctx, ev); err != nil {
+				if ctx.Err() == nil {
+					_ = t.event("error", "", apiError{Error: sentence(err.Error())})
+				}
+				return
+			}
+		}
+	}
+}
+
+// tailStream is one client's event stream.
+type tailStream struct {
+	st   store.Store
+	id   session.ID
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	sent int // chunks [0, sent) are known to the client
+}
+
+// handle reacts to one commit event.
+func (t *tailStream) handle(ctx context.Context, ev store.Event) error {
+	switch {
+	case ev.ID == t.id:
+		// Our own event's length covers any of ours that were missed.
+		return t.catchUp(ctx, ev.Len)
+	case ev.Missed:
+		info, err := t.st.Info(ctx, t.id)
+		if err != nil {
+			return fmt.Errorf("re-read %s after missed events: %w", t.id, err)
+		}
+		return t.catchUp(ctx, info.Len)
+	}
+	return nil
+}
+
+// catchUp sends chunks [sent, upto), page by page.
+func (t *tailStream) catchUp(ctx context.Context, upto int) error {
+	for t.sent < upto {
+		to := min(t.sent+tailPage, upto)
+		cs, err := t.st.Range(ctx, t.id, t.sent, to)
+		if err != nil {
+			return fmt.Errorf("read chunks [%d,%d) of %s: %w", t.sent, to, t.id, err)
+		}
+		for i, c := range cs {
+			if err := t.event("chunk", strconv.Itoa(t.sent+i), c); err != nil {
+				return err
+			}
+		}
+		t.sent = to
+	}
+	return nil
+}
+
+// event writes one event with a JSON payload and flushes it.
+func (t *tailStream) event(name, id string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s event: %w", name, err)
+	}
+	msg := "event: " + name + "\n"
+	if id != "" {
+		msg += "id: " + id + "\n"
+	}
+	return t.write(msg + "data: " + string(b) + "\n\n")
+}
+
+// write sends raw event-stream text and flushes it.
+func (t *tailStream) write(s string) error {
+	if _, err := t.w.Write([]byte(s)); err != nil {
+		return err
+	}
+	return t.rc.Flush()
+}

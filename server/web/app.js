@@ -1,0 +1,760 @@
+// The rath viewer: a single page over the server's JSON API. Plain
+// JavaScript, no dependencies, nothing loaded from elsewhere. Every piece of
+// session data reaches the page through textContent, never as HTML; the
+// only markup inserted is the server's Graphviz SVG, sanitised first.
+'use strict';
+
+const SVGNS = 'http://www.w3.org/2000/svg';
+const PAGE = 200; // chunks per timeline page
+
+const state = {
+  token: sessionStorage.getItem('rath.token') || '',
+  id: null, // the session on view
+  info: null,
+  loaded: 0, // timeline chunks [0, loaded) are on the page
+  pending: new Map(), // live chunks waiting for the ones before them
+  len: 0, // the session's length as last heard
+  tail: null, // {close()} of the live tail
+  tailPaused: false,
+  compareWith: null,
+};
+
+// ---------- small helpers ----------
+
+const $ = (sel, root = document) => root.querySelector(sel);
+
+// el builds an element: attrs sets attributes (data-* included) and the
+// special keys text and class; children are nodes or strings (as text).
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'text') e.textContent = v;
+    else if (k === 'class') e.className = v;
+    else e.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children) {
+    if (c === null || c === undefined) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+function fmtTime(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (isNaN(d)) return iso;
+  const p = (n, w = 2) => String(n).padStart(w, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ` +
+    `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
+}
+
+function fmtClock(iso) {
+  const s = fmtTime(iso);
+  return s.length > 11 ? s.slice(11) : s;
+}
+
+function fmtDuration(ns) {
+  if (!ns) return '0 ms';
+  if (ns < 1e6) return `${(ns / 1e3).toFixed(0)} µs`;
+  if (ns < 1e9) return `${(ns / 1e6).toFixed(1)} ms`;
+  return `${(ns / 1e9).toFixed(2)} s`;
+}
+
+function shortID(id) {
+  return id && id.length > 12 ? '…' + id.slice(-8) : id || '';
+}
+
+function pretty(raw) {
+  if (raw === undefined || raw === null || raw === '') return '';
+  if (typeof raw !== 'string') return JSON.stringify(raw, null, 2);
+  try { return JSON.stringify(JSON.parse(raw), null, 2); } catch { return raw; }
+}
+
+function firstLine(s, n = 160) {
+  s = String(s || '').trim();
+  const i = s.indexOf('\n');
+  if (i >= 0) s = s.slice(0, i) + ' …';
+  return s.length > n ? s.slice(0, n) + '…' : s;
+}
+
+function showError(msg) {
+  const e = $('#error');
+  e.textContent = msg;
+  e.hidden = !msg;
+}
+
+function setAppState(s) { $('#app-state').dataset.state = s; }
+
+// ---------- API ----------
+
+class ApiError extends Error {
+  constructor(status, message, code) {
+    super(message);
+    this.status = status;
+    this.code = code || '';
+  }
+}
+
+function authHeaders(extra = {}) {
+  const h = { ...extra };
+  if (state.token) h.Authorization = 'Bearer ' + state.token;
+  return h;
+}
+
+async function api(path, opts = {}) {
+  const res = await fetch(path, { ...opts, headers: authHeaders({ Accept: 'application/json', ...(opts.headers || {}) }) });
+  if (res.ok) return res;
+  let body = {};
+  try { body = await res.json(); } catch { body = { error: `${res.status} ${res.statusText}` }; }
+  if (res.status === 401) $('#token-form').hidden = false;
+  throw new ApiError(res.status, body.error || `${res.status} ${res.statusText}`, body.code);
+}
+
+const getJSON = async (path) => (await api(path)).json();
+
+async function postJSON(path, body) {
+  const res = await api(path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body || {}),
+  });
+  return res.json();
+}
+
+const sessionPath = (id) => '/api/sessions/' + encodeURIComponent(id);
+
+// ---------- routing ----------
+
+function route() {
+  const h = location.hash.replace(/^#/, '');
+  const token = /^token=(.*)$/.exec(h);
+  if (token) {
+    // A token handed over in the URL fragment: keep it for this tab and
+    // take it out of the address bar and history.
+    state.token = decodeURIComponent(token[1]);
+    sessionStorage.setItem('rath.token', state.token);
+    history.replaceState(null, '', location.pathname + '#/');
+    return route();
+  }
+  showError('');
+  const m = /^\/s\/([^/]+)(?:\/compare\/([^/]+))?$/.exec(h);
+  if (m) return openSession(decodeURIComponent(m[1]), m[2] ? decodeURIComponent(m[2]) : null);
+  return openList();
+}
+
+function show(view) {
+  $('#view-list').hidden = view !== 'list';
+  $('#view-session').hidden = view !== 'session';
+}
+
+// ---------- session list ----------
+
+let listSeq = 0;
+
+async function openList() {
+  stopTail();
+  state.id = null;
+  show('list');
+  document.title = 'rath — sessions';
+  await loadList();
+}
+
+async function loadList() {
+  const seq = ++listSeq;
+  const q = new URLSearchParams();
+  const text = $('#filter-q').value.trim();
+  const status = $('#filter-status').value;
+  const op = $('#filter-op').value.trim();
+  if (text) q.set('q', text);
+  if (status) q.set('status', status);
+  if (op) q.set('op', op);
+  setAppState('loading');
+  try {
+    const infos = await getJSON('/api/sessions?' + q);
+    if (seq !== listSeq) return; // a newer query won
+    renderList(infos);
+    setAppState('ready');
+  } catch (e) {
+    showError(e.message);
+    setAppState('error');
+  }
+}
+
+function renderList(infos) {
+  const body = $('#session-list tbody');
+  body.replaceChildren(...infos.map(listRow));
+  $('#list-empty').hidden = infos.length > 0;
+  $('#list-count').textContent = `${infos.length} session${infos.length === 1 ? '' : 's'}`;
+  $('#session-list').dataset.count = String(infos.length);
+}
+
+function sessionLink(id, text) {
+  return el('a', { href: '#/s/' + encodeURIComponent(id), class: 'session-link mono', 'data-session-id': id, title: id, text: text || id });
+}
+
+function statusBadge(s) {
+  return el('span', { class: 'status status-' + s, 'data-status': s, text: s });
+}
+
+function listRow(info) {
+  const lin = info.lineage || {};
+  const parents = el('td', { class: 'parents' });
+  for (const p of lin.parents || []) parents.append(sessionLink(p, shortID(p)), ' ');
+  return el('tr', { 'data-session-id': info.id, 'data-status': info.status, 'data-op': lin.op || '' },
+    el('td', {}, sessionLink(info.id)),
+    el('td', {}, statusBadge(info.status)),
+    el('td', { class: 'op', text: lin.op || '' }),
+    el('td', { class: 'lineage-kind', text: lin.kind || '' }),
+    el('td', { class: 'len num', text: info.len }),
+    el('td', { class: 'time', text: fmtTime(info.created) }),
+    el('td', { class: 'time', text: fmtTime(info.updated) }),
+    parents);
+}
+
+// ---------- one session ----------
+
+async function openSession(id, compareWith) {
+  show('session');
+  if (state.id !== id) {
+    stopTail();
+    state.id = id;
+    state.info = null;
+    document.title = 'rath — ' + id;
+    $('#session-id').textContent = id;
+    $('#session-meta').replaceChildren();
+    $('#timeline').replaceChildren();
+    $('#compare').hidden = true;
+    $('#merge').hidden = true;
+    setAppState('loading');
+    try {
+      const v = await getJSON(sessionPath(id));
+      if (state.id !== id) return;
+      state.info = v.info;
+      renderHeader(v);
+      fillComparePicker(v);
+      await Promise.all([loadGraph(id), loadTimeline(id, true)]);
+      if (state.id !== id) return;
+      if (!state.tailPaused) startTail(id);
+      setAppState('ready');
+    } catch (e) {
+      showError(e.message);
+      setAppState('error');
+      return;
+    }
+  }
+  if (compareWith) await runCompare(id, compareWith);
+}
+
+function renderHeader(v) {
+  const info = v.info;
+  const lin = info.lineage || {};
+  const meta = $('#session-meta');
+  const row = (k, ...vals) => [el('dt', { text: k }), el('dd', { 'data-field': k }, ...vals)];
+  const parents = (lin.parents || []).flatMap((p) => [sessionLink(p, shortID(p)), ' ']);
+  const extras = Object.entries(lin.extras || {}).map(([k, x]) => `${k}=${x}`).join(', ');
+  const u = v.usage || {};
+  const usage = `${u.input_tokens || 0} in / ${u.output_tokens || 0} out` + (u.cost_usd ? ` · $${u.cost_usd.toFixed(4)}` : '');
+  const place = v.placement ? `${v.placement.backend}${v.placement.spec && v.placement.spec.image ? ' ' + v.placement.spec.image : ''}${v.placement.sandbox_id ? ' (' + v.placement.sandbox_id + ')' : ''}` : 'none';
+  const labels = Object.entries(info.labels || {}).map(([k, x]) => `${k}=${x}`).join(', ');
+  meta.replaceChildren(
+    ...row('status', statusBadge(info.status)),
+    ...row('op', `${lin.op || ''} (${lin.kind || ''})${extras ? ' · ' + extras : ''}`),
+    ...row('parents', ...(parents.length ? parents : ['none'])),
+    ...row('chunks', el('span', { id: 'session-len', text: info.len })),
+    ...row('usage', usage),
+    ...row('placement', place),
+    ...row('created', fmtTime(info.created)),
+    ...row('updated', fmtTime(info.updated)),
+    ...(labels ? row('labels', labels) : []));
+  state.len = info.len;
+}
+
+// ---------- lineage graph ----------
+
+async function loadGraph(id) {
+  const box = $('#graph-svg');
+  const note = $('#graph-note');
+  const dot = $('#graph-dot');
+  box.replaceChildren();
+  box.dataset.state = 'loading';
+  note.hidden = true;
+  dot.hidden = true;
+  try {
+    const res = await api(sessionPath(id) + '/graph?format=svg', { headers: { Accept: 'image/svg+xml' } });
+    const svg = sanitizeSVG(await res.text());
+    if (state.id !== id) return;
+    decorateGraph(svg, id);
+    box.replaceChildren(svg);
+    box.dataset.state = 'svg';
+    box.dataset.nodes = String(svg.querySelectorAll('g.node').length);
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.code !== 'no_graphviz') throw e;
+    // Graphviz lays the graph out on the server; without it, show the DOT.
+    const text = await (await api(sessionPath(id) + '/graph?format=dot', { headers: { Accept: 'text/vnd.graphviz' } })).text();
+    if (state.id !== id) return;
+    note.textContent = 'Graphviz is not installed on the server, so the lineage graph is shown as DOT text.';
+    note.hidden = false;
+    dot.textContent = text;
+    dot.hidden = false;
+    box.dataset.state = 'dot';
+  }
+}
+
+// sanitizeSVG parses Graphviz's SVG and drops anything active: scripts,
+// foreign objects, event handlers and links that leave the page.
+function sanitizeSVG(text) {
+  const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+  const root = doc.documentElement;
+  if (root.nodeName !== 'svg') throw new Error('The server sent a lineage graph that is not SVG.');
+  for (const bad of root.querySelectorAll('script, foreignObject, iframe, object, embed')) bad.remove();
+  for (const n of [root, ...root.querySelectorAll('*')]) {
+    for (const a of [...n.attributes]) {
+      const name = a.name.toLowerCase();
+      const href = name === 'href' || name === 'xlink:href';
+      if (name.startsWith('on') || (href && !a.value.startsWith('#'))) n.removeAttribute(a.name);
+    }
+  }
+  const svg = document.importNode(root, true);
+  // Shrink to the panel but never beyond the natural size; the viewBox
+  // keeps the proportions.
+  const natural = svg.getAttribute('width');
+  if (natural) svg.style.maxWidth = natural;
+  svg.removeAttribute('width');
+  svg.removeAttribute('height');
+  svg.setAttribute('id', 'graph');
+  return svg;
+}
+
+// decorateGraph makes every session node a link to that session. Graphviz
+// writes each node as <g class="node"><title>NODE-ID</title>…</g>, and the
+// export package names nodes by session id.
+function decorateGraph(svg, current) {
+  for (const g of [...svg.querySelectorAll('g.node')]) {
+    const title = g.querySelector('title');
+    const id = title ? title.textContent.trim() : '';
+    if (!/^ses_[0-9A-Za-z]{26}$/.test(id)) continue;
+    g.dataset.sessionId = id;
+    if (id === current) g.classList.add('current');
+    const a = document.createElementNS(SVGNS, 'a');
+    a.setAttribute('href', '#/s/' + encodeURIComponent(id));
+    a.setAttribute('class', 'graph-link');
+    a.dataset.sessionId = id;
+    g.parentNode.insertBefore(a, g);
+    a.appendChild(g);
+  }
+}
+
+// ---------- timeline ----------
+
+async function loadTimeline(id, reset) {
+  if (reset) {
+    $('#timeline').replaceChildren();
+    state.loaded = 0;
+    state.pending.clear();
+  }
+  const page = await getJSON(`${sessionPath(id)}/chunks?from=${state.loaded}&limit=${PAGE}`);
+  if (state.id !== id) return;
+  appendChunks(page.from, page.chunks);
+  state.len = Math.max(state.len, page.len);
+  updateMore();
+}
+
+// appendChunks adds chunks [from, from+len) to the timeline if they follow
+// what it shows, then any live chunks that were waiting for them.
+function appendChunks(from, chunks, live) {
+  const list = $('#timeline');
+  if (from <= state.loaded) {
+    for (const [i, c] of chunks.entries()) {
+      if (from + i < state.loaded) continue; // already shown
+      const li = chunkItem(from + i, c, true);
+      if (live) li.classList.add('live');
+      list.append(li);
+      state.loaded = from + i + 1;
+    }
+  }
+  for (let c; (c = state.pending.get(state.loaded)) !== undefined;) {
+    state.pending.delete(state.loaded);
+    list.append(chunkItem(state.loaded, c, true));
+    list.lastChild.classList.add('live');
+    state.loaded++;
+  }
+  list.dataset.count = String(state.loaded);
+}
+
+function updateMore() {
+  const more = $('#timeline-more');
+  more.hidden = state.loaded >= state.len;
+  more.textContent = `Load more (${state.loaded} of ${state.len} shown)`;
+  $('#session-len') && ($('#session-len').textContent = state.len);
+}
+
+// chunkItem renders one chunk; forkable adds a "fork here" button.
+function chunkItem(index, c, forkable) {
+  const kind = c.kind || 'unknown';
+  const head = el('div', { class: 'chunk-head' },
+    el('span', { class: 'idx num', text: '#' + index }),
+    el('span', { class: 'kind kind-' + kind, text: kind }),
+    el('span', { class: 'node mono', text: c.node || '' }),
+    el('time', { class: 'time', datetime: c.time || '', title: fmtTime(c.time), text: fmtClock(c.time) }),
+    el('span', { class: 'summary', text: summary(c) }));
+  if (forkable) {
+    head.append(el('button', { type: 'button', class: 'fork-at', 'data-at': index + 1, title: `Fork keeping chunks 0–${index}`, text: 'fork here' }));
+  }
+  const li = el('li', { class: 'chunk', 'data-index': index, 'data-kind': kind, 'data-id': c.id || '' }, head);
+  if (kind === 'tool_result' && c.tool_result) li.append(toolDetails(c.tool_result));
+  else if (kind === 'assistant' && c.assistant && (c.assistant.tool_calls || []).length) li.append(callDetails(c.assistant.tool_calls));
+  li.append(el('details', { class: 'raw' }, el('summary', { text: 'raw chunk' }), el('pre', { class: 'json', text: JSON.stringify(c, null, 2) })));
+  return li;
+}
+
+function summary(c) {
+  switch (c.kind) {
+    case 'system': return firstLine(c.system && c.system.text);
+    case 'user': return firstLine(c.user && c.user.text);
+    case 'note': return firstLine(c.note && c.note.text);
+    case 'assistant': {
+      const t = c.assistant || {};
+      const calls = (t.tool_calls || []).map((tc) => tc.name + '()').join(', ');
+      return [firstLine(t.text || t.refusal), calls && 'calls ' + calls].filter(Boolean).join(' · ');
+    }
+    case 'tool_result': {
+      const r = c.tool_result || {};
+      const out = r.error ? `error ${r.error.kind}: ${r.error.message}` : firstLine(r.content, 100);
+      const fx = (r.effects || []).length ? ` · ${r.effects.length} file${r.effects.length === 1 ? '' : 's'} changed` : '';
+      return `${r.tool} → ${out} (${fmtDuration(r.duration_ns)})${fx}`;
+    }
+    case 'model_call': {
+      const m = c.model_call || {};
+      const u = m.usage || {};
+      return `${m.provider || ''}/${m.model || ''} · ${u.input_tokens || 0} in / ${u.output_tokens || 0} out · ${fmtDuration(m.latency_ns)}`;
+    }
+    case 'memory': {
+      const m = c.memory || {};
+      return [m.op, m.query, m.uri].filter(Boolean).join(' · ');
+    }
+    case 'placement': {
+      const p = c.placement || {};
+      return `${p.backend}${p.spec && p.spec.image ? ' ' + p.spec.image : ''}${p.sandbox_id ? ' (' + p.sandbox_id + ')' : ''}`;
+    }
+    case 'compress': {
+      const x = c.compress || {};
+      return `${x.count} chunks → ${firstLine(x.summary, 100)}`;
+    }
+    case 'decision': {
+      const d = c.decision || {};
+      return `${d.selector} chose ${d.choice}${d.reason ? ': ' + firstLine(d.reason, 80) : ''}`;
+    }
+    case 'approval': {
+      const a = c.approval || {};
+      return `${a.verdict} on ${a.subject}${a.by ? ' by ' + a.by : ''}`;
+    }
+    case 'error': {
+      const f = c.error || {};
+      return `${f.code}: ${firstLine(f.message)}`;
+    }
+  }
+  return '';
+}
+
+function callDetails(calls) {
+  const box = el('div', { class: 'calls' });
+  for (const tc of calls) {
+    box.append(el('div', { class: 'call', 'data-call-id': tc.id || '' },
+      el('span', { class: 'call-name mono', text: tc.name }),
+      el('pre', { class: 'args', text: pretty(tc.args !== undefined ? tc.args : tc.args_text) })));
+  }
+  return box;
+}
+
+// toolDetails shows a tool call's evidence: arguments, output or error,
+// duration, sandbox and the files it changed with their diffs.
+function toolDetails(r) {
+  const box = el('div', { class: 'tool', 'data-tool': r.tool, 'data-call-id': r.call_id || '' });
+  box.append(el('div', { class: 'tool-meta' },
+    el('span', { class: 'tool-name mono', text: r.tool }),
+    el('span', { class: 'duration', 'data-ns': r.duration_ns || 0, text: fmtDuration(r.duration_ns) }),
+    r.sandbox_id ? el('span', { class: 'sandbox mono', text: 'sandbox ' + r.sandbox_id }) : null,
+    r.full_size ? el('span', { class: 'truncated', text: `output truncated (full: ${r.full_size} bytes, ${r.full_hash || ''})` }) : null));
+  box.append(el('div', { class: 'tool-section' }, el('h4', { text: 'arguments' }), el('pre', { class: 'args', text: pretty(r.args) || '{}' })));
+  if (r.error) {
+    box.append(el('div', { class: 'tool-section tool-error' }, el('h4', { text: 'error · ' + r.error.kind }), el('pre', { class: 'output', text: r.error.message })));
+  }
+  if (r.content || !r.error) {
+    box.append(el('div', { class: 'tool-section' }, el('h4', { text: 'output' }), el('pre', { class: 'output', text: r.content || '' })));
+  }
+  if ((r.effects || []).length) {
+    const fx = el('div', { class: 'effects' }, el('h4', { text: 'files' }));
+    for (const e of r.effects) fx.append(effectItem(e));
+    box.append(fx);
+  }
+  return box;
+}
+
+function effectItem(e) {
+  const item = el('div', { class: 'effect', 'data-path': e.path, 'data-op': e.op },
+    el('div', { class: 'effect-head' },
+      el('span', { class: 'effect-op op-' + e.op, text: e.op }),
+      el('span', { class: 'mono', text: e.path }),
+      e.size ? el('span', { class: 'muted', text: `${e.size} bytes` }) : null,
+      e.binary ? el('span', { class: 'muted', text: 'binary' }) : null));
+  if (e.diff) item.append(diffBlock(e.diff));
+  return item;
+}
+
+// diffBlock colours a unified diff line by line.
+function diffBlock(diff) {
+  const pre = el('pre', { class: 'diff' });
+  for (const line of diff.replace(/\n$/, '').split('\n')) {
+    let cls = 'diff-ctx';
+    if (line.startsWith('+++') || line.startsWith('---')) cls = 'diff-file';
+    else if (line.startsWith('@@')) cls = 'diff-hunk';
+    else if (line.startsWith('+')) cls = 'diff-add';
+    else if (line.startsWith('-')) cls = 'diff-del';
+    pre.append(el('span', { class: 'diff-line ' + cls, text: line }), '\n');
+  }
+  return pre;
+}
+
+// ---------- live tail ----------
+
+function setTail(s, text) {
+  const t = $('#tail-status');
+  t.dataset.state = s;
+  t.textContent = text || s;
+}
+
+function stopTail() {
+  if (state.tail) state.tail.close();
+  state.tail = null;
+  setTail('off');
+}
+
+// onTailChunk shows a chunk the tail delivered. One that does not yet
+// follow the timeline waits (a bounded number of them) for the chunks
+// before it; beyond that, "load more" fetches it.
+function onTailChunk(index, c) {
+  state.len = Math.max(state.len, index + 1);
+  if (index > state.loaded && state.pending.size < 5000) state.pending.set(index, c);
+  appendChunks(index, [c], true);
+  updateMore();
+}
+
+// onTailReady fills the gap between the timeline and the point the tail
+// went live (chunks committed while the page was loading), when the
+// timeline had reached the end.
+function onTailReady(data) {
+  setTail('live');
+  const len = JSON.parse(data).len;
+  state.len = Math.max(state.len, len);
+  if (len > state.loaded && len - state.loaded <= PAGE) {
+    loadTimeline(state.id, false).catch((e) => showError(e.message));
+  }
+  updateMore();
+}
+
+// startTail follows /tail: with EventSource when no token is needed, else
+// with a fetch stream (EventSource cannot send an Authorization header).
+function startTail(id) {
+  stopTail();
+  const url = sessionPath(id) + '/tail';
+  const handlers = {
+    ready: (data) => onTailReady(data),
+    chunk: (data, lastId) => onTailChunk(Number(lastId), JSON.parse(data)),
+    end: (data) => { stopTail(); setTail('ended', 'ended: ' + (JSON.parse(data).reason || '')); },
+    error: (data) => { stopTail(); setTail('error', 'error: ' + (JSON.parse(data).error || '')); },
+  };
+  setTail('connecting');
+  state.tail = state.token ? fetchTail(url, handlers) : sourceTail(url, handlers);
+}
+
+function sourceTail(url, handlers) {
+  const es = new EventSource(url);
+  for (const [name, fn] of Object.entries(handlers)) {
+    es.addEventListener(name, (ev) => { if (ev.data !== undefined) fn(ev.data, ev.lastEventId); });
+  }
+  es.onerror = () => { if (es.readyState !== EventSource.CLOSED) setTail('connecting'); };
+  return { close: () => es.close() };
+}
+
+function fetchTail(url, handlers) {
+  const ctl = new AbortController();
+  let lastId = '';
+  const run = async () => {
+    while (!ctl.signal.aborted) {
+      try {
+        const headers = authHeaders({ Accept: 'text/event-stream' });
+        if (lastId) headers['Last-Event-ID'] = lastId;
+        const res = await fetch(url, { headers, signal: ctl.signal });
+        if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
+        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buf = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buf += value;
+          let cut;
+          while ((cut = buf.indexOf('\n\n')) >= 0) {
+            const block = buf.slice(0, cut);
+            buf = buf.slice(cut + 2);
+            let name = 'message'; let data = '';
+            for (const line of block.split('\n')) {
+              if (line.startsWith('event: ')) name = line.slice(7);
+              else if (line.startsWith('data: ')) data += line.slice(6);
+              else if (line.startsWith('id: ')) lastId = line.slice(4);
+            }
+            if (handlers[name]) handlers[name](data, lastId);
+          }
+        }
+      } catch (e) {
+        if (ctl.signal.aborted) return;
+      }
+      if (ctl.signal.aborted) return;
+      setTail('connecting');
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  };
+  run();
+  return { close: () => ctl.abort() };
+}
+
+// ---------- compare and merge ----------
+
+function fillComparePicker(v) {
+  const sel = $('#compare-with');
+  const lin = v.info.lineage || {};
+  const opts = [el('option', { value: '', text: 'compare with…' })];
+  for (const p of lin.parents || []) opts.push(el('option', { value: p, text: 'parent ' + p }));
+  for (const c of v.children || []) opts.push(el('option', { value: c, text: 'child ' + c }));
+  sel.replaceChildren(...opts);
+}
+
+async function runCompare(a, b) {
+  const box = $('#compare');
+  try {
+    const cmp = await getJSON(`/api/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`);
+    if (state.id !== a) return;
+    state.compareWith = b;
+    $('#compare-prefix-summary').textContent = `${cmp.prefix} common chunk${cmp.prefix === 1 ? '' : 's'}`;
+    const prefix = $('#compare-prefix');
+    prefix.open = false;
+    prefix.dataset.prefix = String(cmp.prefix);
+    prefix.dataset.loaded = '';
+    $('#compare-prefix-list').replaceChildren();
+    fillColumn('a', cmp.a, cmp.a_suffix);
+    fillColumn('b', cmp.b, cmp.b_suffix);
+    const merge = $('#merge');
+    merge.hidden = false;
+    merge.textContent = `Merge ${shortID(b)} into ${shortID(a)}`;
+    box.hidden = false;
+    box.dataset.a = a;
+    box.dataset.b = b;
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+function fillColumn(side, info, suf) {
+  $(`#compare-${side}-title`).replaceChildren(sessionLink(info.id), ` · ${suf.chunks.length}${suf.truncated ? '+' : ''} chunk${suf.chunks.length === 1 ? '' : 's'} after the prefix`);
+  const list = $(`#compare-${side}`);
+  list.replaceChildren(...suf.chunks.map((c, i) => chunkItem(suf.from + i, c, false)));
+  if (!suf.chunks.length) list.append(el('li', { class: 'muted', text: 'nothing after the common prefix' }));
+}
+
+async function loadPrefix() {
+  const p = $('#compare-prefix');
+  if (!p.open || p.dataset.loaded) return;
+  p.dataset.loaded = '1';
+  const n = Number(p.dataset.prefix || 0);
+  const page = await getJSON(`${sessionPath(state.id)}/chunks?from=0&limit=${Math.max(1, Math.min(n, 1000))}`);
+  const list = $('#compare-prefix-list');
+  list.replaceChildren(...page.chunks.slice(0, n).map((c, i) => chunkItem(i, c, false)));
+  if (n > 1000) list.append(el('li', { class: 'muted', text: `… ${n - 1000} more shared chunks` }));
+}
+
+// ---------- actions ----------
+
+async function download(format) {
+  try {
+    const res = await api(`${sessionPath(state.id)}/export?format=${format}`, { headers: { Accept: 'application/x-ndjson' } });
+    const blob = await res.blob();
+    const m = /filename="?([^";]+)"?/.exec(res.headers.get('Content-Disposition') || '');
+    const a = el('a', { href: URL.createObjectURL(blob), download: m ? m[1] : `${state.id}.jsonl` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+async function fork(at) {
+  try {
+    const out = await postJSON(sessionPath(state.id) + '/fork', at === undefined ? {} : { at });
+    location.hash = '#/s/' + encodeURIComponent(out.id);
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+async function merge() {
+  try {
+    const out = await postJSON('/api/merge', { a: state.id, b: state.compareWith });
+    location.hash = '#/s/' + encodeURIComponent(out.id);
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+// ---------- wiring ----------
+
+function debounce(fn, ms) {
+  let t;
+  return (...args) => { clearTimeout(t); t = setTimeout(() => fn(...args), ms); };
+}
+
+function init() {
+  $('#filters').addEventListener('submit', (e) => { e.preventDefault(); loadList(); });
+  const live = debounce(loadList, 200);
+  $('#filter-q').addEventListener('input', live);
+  $('#filter-op').addEventListener('input', live);
+  $('#filter-status').addEventListener('change', loadList);
+  $('#token-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    state.token = $('#token-input').value.trim();
+    sessionStorage.setItem('rath.token', state.token);
+    $('#token-form').hidden = true;
+    state.id = null;
+    route();
+  });
+  $('#fork').addEventListener('click', () => fork());
+  $('#timeline').addEventListener('click', (e) => {
+    const b = e.target.closest('button.fork-at');
+    if (b) fork(Number(b.dataset.at));
+  });
+  $('#timeline-more').addEventListener('click', () => loadTimeline(state.id, false).catch((e) => showError(e.message)));
+  $('#export-jsonl').addEventListener('click', () => download('jsonl'));
+  $('#export-openrath').addEventListener('click', () => download('openrath'));
+  $('#tail-toggle').addEventListener('click', () => {
+    state.tailPaused = !state.tailPaused;
+    $('#tail-toggle').textContent = state.tailPaused ? 'Resume live tail' : 'Pause live tail';
+    if (state.tailPaused) stopTail();
+    else if (state.id) {
+      // Resume from where the timeline ends, so nothing is skipped.
+      loadTimeline(state.id, false).then(() => startTail(state.id)).catch((e) => showError(e.message));
+    }
+  });
+  $('#compare-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const other = $('#compare-id').value.trim() || $('#compare-with').value;
+    if (!other) return showError('Pick or paste a session to compare with.');
+    location.hash = `#/s/${encodeURIComponent(state.id)}/compare/${encodeURIComponent(other)}`;
+  });
+  $('#compare-prefix').addEventListener('toggle', () => loadPrefix().catch((e) => showError(e.message)));
+  $('#merge').addEventListener('click', merge);
+  window.addEventListener('hashchange', route);
+  route();
+}
+
+init();
