@@ -8,6 +8,8 @@ package main
 import (
 	"io"
 	"os"
+
+	_ "github.com/openrath/rath/examples/all" // the example workflows, for `rath run`
 )
 
 func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
