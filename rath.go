@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -45,6 +46,7 @@ type Runtime struct {
 	Store     store.Store
 	Sandboxes *sandbox.Pool
 
+	mu     sync.Mutex // guards memory
 	memory memory.Memory
 	stop   context.CancelFunc // ends live tracing
 	traced chan error
@@ -95,6 +97,8 @@ func Open(ctx context.Context, cfg Config) (*Runtime, error) {
 // Memory returns the runtime's long-term memory (<home>/memory.db),
 // opening it on first use.
 func (r *Runtime) Memory(ctx context.Context) (memory.Memory, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.memory == nil {
 		m, err := local.Open(ctx, filepath.Join(r.Home, "memory.db"))
 		if err != nil {
@@ -115,9 +119,11 @@ func (r *Runtime) Close() error {
 	if r.Sandboxes != nil {
 		errs = append(errs, r.Sandboxes.Close())
 	}
+	r.mu.Lock()
 	if r.memory != nil {
 		errs = append(errs, r.memory.Close())
 	}
+	r.mu.Unlock()
 	if r.Store != nil {
 		errs = append(errs, r.Store.Close())
 	}

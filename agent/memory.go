@@ -23,6 +23,9 @@ func (r *run) recall() error {
 	if query == "" {
 		return nil
 	}
+	if r.replayMemory(session.MemoryRecall) {
+		return nil
+	}
 	k := r.a.cfg.RecallK
 	if k <= 0 {
 		k = 5
@@ -42,6 +45,9 @@ func (r *run) memorize() error {
 	if m == nil || !r.a.cfg.CommitOnForward {
 		return nil
 	}
+	if r.replayMemory(session.MemoryCommit) {
+		return nil
+	}
 	o := memory.CommitOptions{Agent: r.a.cfg.Name, Scope: r.a.cfg.MemoryScopes[0]}
 	if r.a.cfg.ExtractFacts {
 		o.Model = r.a.cfg.Model
@@ -53,4 +59,25 @@ func (r *run) memorize() error {
 	}
 	r.s = s
 	return r.adopt(n)
+}
+
+// replayMemory, under a replay whose record holds this run's memory
+// operation op next, appends the recorded chunks instead of querying or
+// writing memory again (memory may have changed since; the record says what
+// the run saw and did). It reports whether it did.
+func (r *run) replayMemory(op session.MemoryOp) bool {
+	if r.player == nil {
+		return false
+	}
+	served := false
+	for {
+		c, ok := r.player.Peek(r.node)
+		if !ok || c.Memory == nil || c.Memory.Op != op {
+			return served
+		}
+		if err := r.add(c); err != nil {
+			return served
+		}
+		served = true
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
 // Node paths. Workflows name where a module runs — "review/0/branch-1" — by
@@ -19,7 +20,8 @@ type pathKey struct{}
 type pathState struct {
 	path string
 	runs *invocations
-	run  session.ID // the workflow run's input session, if known
+	run  session.ID  // the workflow run's input session, if known
+	st   store.Store // the run's store, if it has one
 }
 
 // RunLabel is the store label an agent puts on the sessions it commits
@@ -27,13 +29,20 @@ type pathState struct {
 // replay.Resume finds everything the run recorded.
 const RunLabel = "rath.run"
 
-// WithRunID returns ctx for the workflow run whose input session is id,
-// with fresh invocation counters.
-func WithRunID(ctx context.Context, id session.ID) context.Context {
-	st, _ := ctx.Value(pathKey{}).(pathState)
-	st.runs = &invocations{n: map[string]int{}}
-	st.run = id
-	return context.WithValue(ctx, pathKey{}, st)
+// WithRun returns ctx for the workflow run whose input session is id,
+// with fresh invocation counters; modules commit what they derive to st
+// (nil: no store).
+func WithRun(ctx context.Context, id session.ID, st store.Store) context.Context {
+	ps, _ := ctx.Value(pathKey{}).(pathState)
+	ps.runs = &invocations{n: map[string]int{}}
+	ps.run, ps.st = id, st
+	return context.WithValue(ctx, pathKey{}, ps)
+}
+
+// RunStore returns the store of the workflow run ctx belongs to, or nil.
+func RunStore(ctx context.Context) store.Store {
+	ps, _ := ctx.Value(pathKey{}).(pathState)
+	return ps.st
 }
 
 // RunID returns the workflow run ctx belongs to ("" if none).

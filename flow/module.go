@@ -65,13 +65,25 @@ func Call(ctx context.Context, seg string, m Module, s *session.Session) (*sessi
 	if out == nil {
 		return nil, err
 	}
-	return out.Derive(agent.Path(ctx), nil), err
+	out = out.Derive(agent.Path(ctx), nil)
+	// With a store, every application is stored (its chunks are shared with
+	// the module's output), so the stored lineage shows the workflow.
+	if st := agent.RunStore(ctx); st != nil {
+		cerr := st.Commit(ctx, out, "")
+		if cerr == nil {
+			cerr = st.SetLabel(ctx, out.ID(), agent.RunLabel, string(agent.RunID(ctx)))
+		}
+		if cerr != nil {
+			err = errors.Join(err, fmt.Errorf("flow: commit %s: %w", out.ID(), cerr))
+		}
+	}
+	return out, err
 }
 
 // Run runs m on in as one workflow run: with a store, in is committed
 // first (so the run can be resumed by its id) and the output after.
 func Run(ctx context.Context, st store.Store, m Module, in *session.Session) (*session.Session, error) {
-	ctx = agent.WithRunID(ctx, in.ID())
+	ctx = agent.WithRun(ctx, in.ID(), st)
 	if st != nil {
 		if err := commitNew(ctx, st, in); err != nil {
 			return nil, err

@@ -57,7 +57,7 @@ func (p *Par) Forward(ctx context.Context, s *session.Session) (*session.Session
 			segs[i] = n.name
 		}
 	}
-	return fanOut(ctx, s, len(p.Branches), p.Limit, p.Sandboxes, p.Merge, "parallel", func(ctx context.Context, i int, f *session.Session) (*session.Session, error) {
+	return fanOut(ctx, s, segs, p.Limit, p.Sandboxes, p.Merge, "parallel", func(ctx context.Context, i int, f *session.Session) (*session.Session, error) {
 		return Call(ctx, segs[i], p.Branches[i], f)
 	})
 }
@@ -65,8 +65,9 @@ func (p *Par) Forward(ctx context.Context, s *session.Session) (*session.Session
 // fanOut runs n branches on forks of s, at most limit at once, and merges
 // them in order. Every branch runs even when one fails; the error joins
 // all failures.
-func fanOut(ctx context.Context, s *session.Session, n, limit int, pool *sandbox.Pool, merge MergeFunc, op string,
+func fanOut(ctx context.Context, s *session.Session, segs []string, limit int, pool *sandbox.Pool, merge MergeFunc, op string,
 	run func(ctx context.Context, i int, f *session.Session) (*session.Session, error)) (*session.Session, error) {
+	n := len(segs)
 	if merge == nil {
 		merge = MergeAll
 	}
@@ -84,7 +85,7 @@ func fanOut(ctx context.Context, s *session.Session, n, limit int, pool *sandbox
 			f := s.Fork()
 			if pool != nil && s.Placement().Backend != "" {
 				var err error
-				if f, err = pool.Fork(ctx, s, f, false); err != nil {
+				if f, err = forkWorkspace(ctx, pool, s, f, segs[i]); err != nil {
 					errs[i] = fmt.Errorf("branch %d: sandbox: %w", i, err)
 					return
 				}
@@ -135,8 +136,12 @@ func (m *Mapper) Forward(ctx context.Context, s *session.Session) (*session.Sess
 	if err != nil {
 		return s, fmt.Errorf("flow: map items: %w", err)
 	}
-	return fanOut(ctx, s, len(items), m.Limit, m.Sandboxes, m.Merge, "map", func(ctx context.Context, i int, f *session.Session) (*session.Session, error) {
-		seg := fmt.Sprintf("item-%d", i)
+	segs := make([]string, len(items))
+	for i := range segs {
+		segs[i] = fmt.Sprintf("item-%d", i)
+	}
+	return fanOut(ctx, s, segs, m.Limit, m.Sandboxes, m.Merge, "map", func(ctx context.Context, i int, f *session.Session) (*session.Session, error) {
+		seg := segs[i]
 		in := agent.WithPath(ctx, seg)
 		f, err := agent.Record(in, f, agent.Invoke(in, "map:item"), session.User(items[i]))
 		if err != nil {
@@ -144,4 +149,26 @@ func (m *Mapper) Forward(ctx context.Context, s *session.Session) (*session.Sess
 		}
 		return Call(ctx, seg, m.Body, f)
 	})
+}
+
+// forkWorkspace gives branch f of s its own copy of s's workspace. The
+// placement chunk the pool appends is recorded under the branch's node
+// (through agent.Record), so a replay serves it from the record.
+func forkWorkspace(ctx context.Context, pool *sandbox.Pool, s, f *session.Session, seg string) (*session.Session, error) {
+	n := f.Len()
+	placed, err := pool.Fork(ctx, s, f, false)
+	if err != nil {
+		return f, err
+	}
+	var added []session.Chunk
+	for _, c := range placed.From(n) {
+		c.ID, c.Parent = "", ""
+		added = append(added, c)
+	}
+	base, err := placed.Rewind(n)
+	if err != nil {
+		return f, err
+	}
+	bctx := agent.WithPath(ctx, seg)
+	return agent.Record(bctx, base, agent.Invoke(bctx, "sandbox:fork"), added...)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/model/scripted"
+	"github.com/openrath/rath/replay"
 	"github.com/openrath/rath/sandbox"
 	_ "github.com/openrath/rath/sandbox/local"
 	"github.com/openrath/rath/session"
@@ -25,10 +26,14 @@ func TestParallelBranchesGetTheirOwnWorkspace(t *testing.T) {
 	t.Setenv("RATH_HOME", t.TempDir())
 	pool := sandbox.NewPool()
 	defer pool.Close()
+	replaying := false
 	writer := func(name string) flow.Module {
 		m := scripted.New(
 			model.Response{ToolCalls: []session.ToolCall{session.NewToolCall("w", "write_file", fmt.Sprintf(`{"path":"out.txt","content":%q}`, name))}},
 			model.Response{Text: "written"})
+		if replaying {
+			m = scripted.New() // a replay must not call the model
+		}
 		a, err := agent.New(agent.Config{Name: name, Model: m, Tools: []tool.Tool{builtin.WriteFile()}, Sandboxes: pool})
 		if err != nil {
 			t.Fatal(err)
@@ -59,5 +64,13 @@ func TestParallelBranchesGetTheirOwnWorkspace(t *testing.T) {
 	}
 	if len(ids) != 2 {
 		t.Fatalf("branches ran in %d sandboxes, want 2", len(ids))
+	}
+	// The run replays to the same chain: the branches' workspace forks
+	// and the merge's placement are served from the record.
+	replaying = true
+	p2 := &flow.Par{Branches: []flow.Module{writer("left"), writer("right")}, Sandboxes: pool}
+	again, err := replay.Run(context.Background(), p2, out)
+	if err != nil || again.Head() != out.Head() {
+		t.Fatalf("replay: %v", err)
 	}
 }

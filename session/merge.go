@@ -101,8 +101,14 @@ func (s *Session) Merge(o *Session, opts ...MergeOption) (*Session, error) {
 		},
 	}}
 	if got := out.Placement(); !want.IsZero() && !samePlacement(got, want) {
+		// The restatement takes the merged head's time, so merging the same
+		// branches again (a replay) gives the same chain.
 		restated := want
-		return out.TryAppend(Of(&restated))
+		c := Of(&restated)
+		if last, ok := out.Last(); ok {
+			c = c.WithTime(last.Time)
+		}
+		return out.TryAppend(c)
 	}
 	return out, nil
 }

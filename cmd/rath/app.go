@@ -117,6 +117,10 @@ func (a *app) runtime(ctx context.Context) (*rath.Runtime, error) {
 	if a.rt != nil {
 		return a.rt, nil
 	}
+	if a.home != "" {
+		// Sandbox workspaces and model config live under the home too.
+		os.Setenv("RATH_HOME", a.home)
+	}
 	rt, err := rath.Open(ctx, rath.Config{Home: a.home, Store: a.storeURL})
 	if err != nil {
 		return nil, err

@@ -22,10 +22,10 @@ import (
 
 type addArgs struct{ A, B int }
 
-// hello is the workflow the scripts run: an agent that adds with a tool.
+// adder is the workflow the scripts run: an agent that adds with a tool.
 // RATH_TEST_VARIANT=changed changes its instructions, so that replaying a
 // recorded run diverges.
-func hello(_ context.Context, rt *rath.Runtime) (flow.Module, *session.Session, error) {
+func adder(_ context.Context, rt *rath.Runtime) (flow.Module, *session.Session, error) {
 	m := scripted.Func(func(_ context.Context, req *model.Request) (model.Response, error) {
 		last := req.Messages[len(req.Messages)-1]
 		if last.Role == session.RoleTool {
@@ -46,7 +46,7 @@ func hello(_ context.Context, rt *rath.Runtime) (flow.Module, *session.Session, 
 }
 
 func TestMain(m *testing.M) {
-	rath.RegisterWorkflow(rath.Workflow{Name: "hello", Description: "adds two numbers with a tool", Build: hello})
+	rath.RegisterWorkflow(rath.Workflow{Name: "adder", Description: "adds two numbers with a tool", Build: adder})
 	testscript.Main(m, map[string]func(){
 		"rath": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
