@@ -115,8 +115,11 @@ func (a *Agent) ResumeRun(ctx context.Context, s *session.Session, v Verdict) it
 		}
 		refused := map[string]session.ToolResult{}
 		for _, c := range pending {
-			r.s = r.s.Append(session.Of(&session.Approval{Subject: "tool call " + c.Name, CallID: c.ID, Verdict: verdict,
-				By: v.By, Reason: v.Reason}).WithNode(r.node))
+			if err := r.add(session.Of(&session.Approval{Subject: "tool call " + c.Name, CallID: c.ID, Verdict: verdict,
+				By: v.By, Reason: v.Reason})); err != nil {
+				r.fail("replay", err)
+				return
+			}
 			if !v.Approve {
 				msg := "rejected"
 				if v.Reason != "" {

@@ -57,3 +57,16 @@ func Record(ctx context.Context, s *session.Session, node string, cs ...session.
 	}
 	return s.TryAppend(cs...)
 }
+
+type noStoreKey struct{}
+
+// WithoutStore returns ctx in which agents commit nothing to their stores:
+// a pure replay, which must leave the store as it found it.
+func WithoutStore(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noStoreKey{}, true)
+}
+
+func storeOff(ctx context.Context) bool {
+	off, _ := ctx.Value(noStoreKey{}).(bool)
+	return off
+}

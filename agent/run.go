@@ -268,7 +268,7 @@ func responseOf(mc *session.ModelCall) *model.Response {
 // commit stores the session if the agent has a store and it changed.
 func (r *run) commit(ctx context.Context) error {
 	st := r.a.cfg.Store
-	if st == nil || r.s.Head() == r.stored {
+	if st == nil || r.s.Head() == r.stored || storeOff(r.ctx) {
 		return nil
 	}
 	if err := st.Commit(ctx, r.s, r.stored); err != nil {

@@ -141,7 +141,7 @@ func (t *tape) Append(node string, s *session.Session, cs ...session.Chunk) (*se
 		}
 		if tr == nil || tr.next >= len(tr.chunks) {
 			if !t.live {
-				return s, &Divergence{Node: node, Index: -1, What: "the replay appended a " + string(c.Kind) + " chunk the record does not have",
+				return s, &Divergence{Node: node, Index: -1, What: "the replay appended a " + c.Kind.String() + " chunk the record does not have",
 					Expected: "(end of record)", Actual: digest(c), Diff: lineDiff("", show(c))}
 			}
 			if out, err = out.TryAppend(c); err != nil {
@@ -185,7 +185,7 @@ func (t *tape) Append(node string, s *session.Session, cs ...session.Chunk) (*se
 func (t *tape) diverged(node string, tr *track, c session.Chunk) *Divergence {
 	rec := tr.chunks[tr.next]
 	c.Time = rec.Time
-	return &Divergence{Node: node, Index: tr.index[tr.next], What: "a " + string(c.Kind) + " chunk differs from the recorded " + string(rec.Kind),
+	return &Divergence{Node: node, Index: tr.index[tr.next], What: "a " + c.Kind.String() + " chunk differs from the recorded " + rec.Kind.String(),
 		Expected: tr.digestAt(tr.next), Actual: digest(c), Diff: lineDiff(show(rec), show(c))}
 }
 
@@ -211,7 +211,7 @@ func (t *tape) Model(node string, req *model.Request) (*session.ModelCall, error
 	}
 	rec := tr.chunks[tr.next]
 	if rec.ModelCall == nil {
-		return nil, &Divergence{Node: node, Index: tr.index[tr.next], What: "the replay made a model call where the record has a " + string(rec.Kind) + " chunk",
+		return nil, &Divergence{Node: node, Index: tr.index[tr.next], What: "the replay made a model call where the record has a " + rec.Kind.String() + " chunk",
 			Expected: digest(rec), Actual: req.Digest(), Diff: lineDiff(show(rec), showRequest(req))}
 	}
 	if d := req.Digest(); d != rec.ModelCall.RequestDigest {
@@ -274,7 +274,7 @@ func (t *tape) unplayed() *Divergence {
 	for node, tr := range t.nodes {
 		if tr.next < len(tr.chunks) {
 			c := tr.chunks[tr.next]
-			d := &Divergence{Node: node, Index: tr.index[tr.next], What: "the replay ended without the recorded " + string(c.Kind) + " chunk",
+			d := &Divergence{Node: node, Index: tr.index[tr.next], What: "the replay ended without the recorded " + c.Kind.String() + " chunk",
 				Expected: tr.digestAt(tr.next), Actual: "(nothing)", Diff: lineDiff(show(c), "")}
 			if first == nil || d.Index < first.Index || (d.Index == first.Index && d.Node < first.Node) {
 				first = d

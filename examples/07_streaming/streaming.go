@@ -106,7 +106,7 @@ func stream(ctx context.Context, a *agent.Agent, in *session.Session) (*session.
 // totals.
 func summary(steps []step, commits int, total session.Usage) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Streamed %d model calls, committed %d times.", len(steps), commits)
+	fmt.Fprintf(&b, "Streamed %d model calls.", len(steps))
 	for i, s := range steps {
 		did := "answered"
 		if len(s.calls) > 0 {

@@ -114,7 +114,7 @@ func TestStreaming(t *testing.T) {
 		t.Errorf("distances %q", results)
 	}
 	note, _ := out.Last()
-	wantNote := fmt.Sprintf("Streamed 2 model calls, committed 3 times.\n"+
+	wantNote := fmt.Sprintf("Streamed 2 model calls.\n"+
 		"step 1: 187 input + 58 output tokens, $%.6f; called distance_km, distance_km\n"+
 		"step 2: 276 input + 41 output tokens, $%.6f; answered\n"+
 		"total: 463 input + 99 output tokens, $%.6f", wantUsage[0].CostUSD, wantUsage[1].CostUSD, total)
