@@ -73,3 +73,16 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	return nil
 }
+
+// ReadDossier reads the dossier.json of a dossier folder written by Dossier.
+func ReadDossier(dir string) (*DossierData, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, DossierJSONFile))
+	if err != nil {
+		return nil, fmt.Errorf("export: read dossier: %w", err)
+	}
+	var d DossierData
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil, fmt.Errorf("export: read dossier %s: %w", dir, err)
+	}
+	return &d, nil
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -183,13 +182,9 @@ func readDossier(t *testing.T, dir, index string) export.DossierData {
 	if st, err := os.Stat(index); err != nil || st.Size() == 0 {
 		t.Fatalf("index.html: %v", err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, export.DossierJSONFile))
+	d, err := export.ReadDossier(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d export.DossierData
-	if err := json.Unmarshal(b, &d); err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return *d
 }

@@ -110,12 +110,8 @@ func TestTradingEvidence(t *testing.T) {
 	}
 
 	// The dossier lays out the same action log.
-	b, err := os.ReadFile(filepath.Join(dir, export.DossierJSONFile))
+	d, err := export.ReadDossier(dir)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var d export.DossierData
-	if err := json.Unmarshal(b, &d); err != nil {
 		t.Fatal(err)
 	}
 	if index != filepath.Join(dir, export.DossierHTMLFile) || len(d.ToolCalls) != 6 || len(d.Approvals) != 2 || !d.Verify.OK {
