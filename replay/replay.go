@@ -45,8 +45,10 @@ func InputOf(recorded *session.Session) int {
 // and every chunk the run appends is checked against the recorded one; the
 // replayed chain repeats the record's chunk ids. The first difference is
 // returned as a *Divergence, as is a run that ends short of its record.
-// Nothing is called live (a replay needs neither network nor keys) and
-// nothing is committed: the store is left as it was.
+// Nothing is called live: a replay needs neither network nor keys. Agents
+// with a store commit their replayed sessions as new sessions (modules
+// such as approval gates read them back); wrap ctx with
+// agent.WithoutStore to leave the store untouched.
 func Run(ctx context.Context, m flow.Module, recorded *session.Session, opts ...Option) (*session.Session, error) {
 	o := options{input: -1}
 	for _, f := range opts {
@@ -62,7 +64,7 @@ func Run(ctx context.Context, m flow.Module, recorded *session.Session, opts ...
 	}
 	t := newTape(recorded, recorded)
 	t.tools = o.tools
-	ctx = agent.WithoutStore(agent.WithPlayer(agent.NewRun(ctx), t))
+	ctx = agent.WithPlayer(agent.NewRun(ctx), t)
 	out, err := m.Forward(ctx, in)
 	var d *Divergence
 	if errors.As(err, &d) {
