@@ -2,10 +2,12 @@ package rath
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
 
+	"github.com/openrath/rath/export"
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/replay"
 	"github.com/openrath/rath/session"
@@ -137,4 +139,17 @@ func (r *Runtime) Replay(ctx context.Context, id session.ID) (*session.Session, 
 		return nil, fmt.Errorf("rath: build %s: %w", name, err)
 	}
 	return replay.Run(ctx, m, rec)
+}
+
+// RunDossier runs the workflow called name (as Run) and writes the evidence
+// dossier of its output into dir. It returns the output and the dossier's
+// index.html path; a failed run's output and dossier come back with the
+// error.
+func (r *Runtime) RunDossier(ctx context.Context, name, dir string) (*session.Session, string, error) {
+	out, err := r.Run(ctx, name)
+	if out == nil {
+		return nil, "", err
+	}
+	index, derr := export.Dossier(ctx, r.Store, out.ID(), dir)
+	return out, index, errors.Join(err, derr)
 }

@@ -7,9 +7,9 @@ import (
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/examples/internal/exmodel"
+	"github.com/openrath/rath/examples/internal/exsandbox"
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/model/scripted"
-	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/tool"
 	"github.com/openrath/rath/tool/builtin"
@@ -53,9 +53,4 @@ func build(ctx context.Context, rt *rath.Runtime) (flow.Module, *session.Session
 
 // Backend is the sandbox backend to place the task on: bwrap when
 // bubblewrap can run here, else local.
-func Backend(ctx context.Context) string {
-	if b, err := sandbox.Lookup("bwrap"); err == nil && b.Available(ctx) == nil {
-		return "bwrap"
-	}
-	return "local"
-}
+func Backend(ctx context.Context) string { return exsandbox.Backend(ctx) }

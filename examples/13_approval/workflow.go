@@ -8,9 +8,9 @@ import (
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/examples/internal/exmodel"
+	"github.com/openrath/rath/examples/internal/exsandbox"
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/model/scripted"
-	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/tool"
 	"github.com/openrath/rath/tool/builtin"
@@ -41,14 +41,6 @@ func verdict() agent.Verdict {
 	return agent.Verdict{Approve: true, By: "example", Reason: "`rath run` has no one to ask, so the example approves automatically"}
 }
 
-// backend is bwrap where it works here, else local.
-func backend(ctx context.Context) string {
-	if b, err := sandbox.Lookup("bwrap"); err == nil && b.Available(ctx) == nil {
-		return "bwrap"
-	}
-	return "local"
-}
-
 func build(ctx context.Context, rt *rath.Runtime) (flow.Module, *session.Session, error) {
 	m, err := exmodel.Pick(ctx, scripted.Func(release))
 	if err != nil {
@@ -65,6 +57,6 @@ func build(ctx context.Context, rt *rath.Runtime) (flow.Module, *session.Session
 	if err != nil {
 		return nil, nil, fmt.Errorf("approval: %w", err)
 	}
-	in := session.FromUser(Task).To(backend(ctx), session.Spec{})
+	in := session.FromUser(Task).To(exsandbox.Backend(ctx), session.Spec{})
 	return &gate{agent: a, store: rt.Store, verdict: verdict()}, in, nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/openrath/rath/examples/internal/exsandbox"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/sandbox/bwrap"
 	"github.com/openrath/rath/session"
@@ -25,14 +26,7 @@ func Backend(ctx context.Context) (name, why string) {
 	if name := os.Getenv("RATH_EXAMPLE_SANDBOX"); name != "" {
 		return name, "RATH_EXAMPLE_SANDBOX chose it"
 	}
-	b, err := sandbox.Lookup("bwrap")
-	if err == nil {
-		err = b.Available(ctx)
-	}
-	if err == nil {
-		return "bwrap", "bubblewrap works here, so the tests run in namespaces with the host's files read-only, a private /tmp and no network"
-	}
-	return "local", fmt.Sprintf("bubblewrap is not usable here (%v), so the tests run on the host in a workspace directory, without isolation", err)
+	return exsandbox.Pick(ctx)
 }
 
 // sandboxSpec is the placement's spec for backend: the Go toolchain on

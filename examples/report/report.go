@@ -2,17 +2,15 @@ package report
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/examples/internal/exmodel"
+	"github.com/openrath/rath/examples/internal/exsandbox"
 	"github.com/openrath/rath/examples/research"
-	"github.com/openrath/rath/export"
 	"github.com/openrath/rath/flow"
-	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 	"github.com/openrath/rath/tool"
@@ -86,7 +84,7 @@ func Build(ctx context.Context, rt *rath.Runtime) (flow.Module, *session.Session
 		return nil, nil, fmt.Errorf("report: %w", err)
 	}
 	in := session.FromUser(fmt.Sprintf("Write the technical report of run %s (workflow %s): its session graph, tool log, sandbox metadata, validation results and failure analysis.", src, wf)).
-		To(backend(ctx), session.Spec{})
+		To(exsandbox.Backend(ctx), session.Spec{})
 	return flow.Sequential(reporter, flow.Validate("traceable", traceable())), in, nil
 }
 
@@ -95,21 +93,9 @@ func Build(ctx context.Context, rt *rath.Runtime) (flow.Module, *session.Session
 // ReportText) and the dossier's index.html; a failed run's output and
 // dossier are returned with the error.
 func Run(ctx context.Context, rt *rath.Runtime, dossierDir string) (*session.Session, string, error) {
-	out, err := rt.Run(ctx, Name)
-	if out == nil {
-		return nil, "", fmt.Errorf("report: %w", err)
-	}
-	index, derr := export.Dossier(ctx, rt.Store, out.ID(), dossierDir)
-	if err = errors.Join(err, derr); err != nil {
+	out, index, err := rt.RunDossier(ctx, Name, dossierDir)
+	if err != nil {
 		return out, index, fmt.Errorf("report: %w", err)
 	}
 	return out, index, nil
-}
-
-// backend is bwrap where bubblewrap works, else local.
-func backend(ctx context.Context) string {
-	if b, err := sandbox.Lookup("bwrap"); err == nil && b.Available(ctx) == nil {
-		return "bwrap"
-	}
-	return "local"
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/openrath/rath/examples/internal/exmodel"
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/model/scripted"
 	"github.com/openrath/rath/session"
@@ -72,24 +73,7 @@ func offlineModel() model.Model {
 	})
 }
 
-// respond is a scripted answer with a plausible token count: about four
-// characters a token, in and out.
+// respond is a scripted answer of this example's model.
 func respond(req *model.Request, text string, calls ...session.ToolCall) model.Response {
-	in := 0
-	for _, m := range req.Messages {
-		in += len(m.Content)
-		for _, c := range m.ToolCalls {
-			in += len(c.Args)
-		}
-	}
-	out := len(text)
-	for _, c := range calls {
-		out += len(c.Args)
-	}
-	finish := "stop"
-	if len(calls) > 0 {
-		finish = "tool_calls"
-	}
-	return model.Response{Text: text, ToolCalls: calls, FinishReason: finish, Model: "scripted-researcher",
-		Usage: session.Usage{InputTokens: int64(in/4 + 1), OutputTokens: int64(out/4 + 1)}}
+	return exmodel.Respond(req, "scripted-researcher", text, calls...)
 }

@@ -2,17 +2,15 @@ package research
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/examples/internal/exmodel"
-	"github.com/openrath/rath/export"
+	"github.com/openrath/rath/examples/internal/exsandbox"
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/memory"
-	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/tool"
 	"github.com/openrath/rath/tool/builtin"
@@ -88,7 +86,7 @@ func Build(ctx context.Context, rt *rath.Runtime) (flow.Module, *session.Session
 		flow.Named("experiments", &flow.Looper{Body: next, Check: flow.Validate("val-accuracy", checkAccuracy), Max: 3}),
 		flow.Named("remember", &Remember{Memory: mem, Store: rt.Store}),
 	)
-	return wf, session.FromUser(Task).To(backend(ctx), session.Spec{}), nil
+	return wf, session.FromUser(Task).To(exsandbox.Backend(ctx), session.Spec{}), nil
 }
 
 // Run runs the registered workflow on rt and writes its evidence dossier
@@ -96,23 +94,11 @@ func Build(ctx context.Context, rt *rath.Runtime) (flow.Module, *session.Session
 // index.html; a failed run's output and dossier are returned with the
 // error.
 func Run(ctx context.Context, rt *rath.Runtime, dossierDir string) (*session.Session, string, error) {
-	out, err := rt.Run(ctx, Name)
-	if out == nil {
-		return nil, "", fmt.Errorf("research: %w", err)
-	}
-	index, derr := export.Dossier(ctx, rt.Store, out.ID(), dossierDir)
-	if err = errors.Join(err, derr); err != nil {
+	out, index, err := rt.RunDossier(ctx, Name, dossierDir)
+	if err != nil {
 		return out, index, fmt.Errorf("research: %w", err)
 	}
 	return out, index, nil
-}
-
-// backend is bwrap where bubblewrap works, else local.
-func backend(ctx context.Context) string {
-	if b, err := sandbox.Lookup("bwrap"); err == nil && b.Available(ctx) == nil {
-		return "bwrap"
-	}
-	return "local"
 }
 
 // bestURI is BestURI parsed, checked once.

@@ -2,13 +2,12 @@ package trading
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/examples/internal/exmodel"
-	"github.com/openrath/rath/export"
+	"github.com/openrath/rath/examples/internal/exsandbox"
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
@@ -58,7 +57,7 @@ func Build(ctx context.Context, rt *rath.Runtime) (flow.Module, *session.Session
 	if err != nil {
 		return nil, nil, fmt.Errorf("trading: %w", err)
 	}
-	in, err := openAccount(ctx, rt.Sandboxes, session.FromUser(Task).To(backend(ctx), session.Spec{}))
+	in, err := openAccount(ctx, rt.Sandboxes, session.FromUser(Task).To(exsandbox.Backend(ctx), session.Spec{}))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -103,21 +102,9 @@ func Passed(out *session.Session) bool {
 // index.html; a failed run's output and dossier are returned with the
 // error.
 func Run(ctx context.Context, rt *rath.Runtime, dossierDir string) (*session.Session, string, error) {
-	out, err := rt.Run(ctx, Name)
-	if out == nil {
-		return nil, "", fmt.Errorf("trading: %w", err)
-	}
-	index, derr := export.Dossier(ctx, rt.Store, out.ID(), dossierDir)
-	if err = errors.Join(err, derr); err != nil {
+	out, index, err := rt.RunDossier(ctx, Name, dossierDir)
+	if err != nil {
 		return out, index, fmt.Errorf("trading: %w", err)
 	}
 	return out, index, nil
-}
-
-// backend is bwrap where bubblewrap works, else local.
-func backend(ctx context.Context) string {
-	if b, err := sandbox.Lookup("bwrap"); err == nil && b.Available(ctx) == nil {
-		return "bwrap"
-	}
-	return "local"
 }

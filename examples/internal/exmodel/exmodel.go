@@ -10,6 +10,7 @@ import (
 	"github.com/openrath/rath/model"
 	_ "github.com/openrath/rath/model/anthropic" // provider "anthropic"
 	_ "github.com/openrath/rath/model/openai"    // provider "openai"
+	"github.com/openrath/rath/session"
 )
 
 // Live reports which provider a live run would use ("" when offline):
@@ -42,4 +43,27 @@ func Pick(ctx context.Context, offline model.Model) (model.Model, error) {
 		name = liveModel[p]
 	}
 	return model.Open(ctx, name, model.OpenOptions{})
+}
+
+// Respond is a scripted answer named as modelName, with a plausible token
+// count: about four characters a token, in (messages and their tool-call
+// arguments) and out (text and call arguments).
+func Respond(req *model.Request, modelName, text string, calls ...session.ToolCall) model.Response {
+	in := 0
+	for _, m := range req.Messages {
+		in += len(m.Content)
+		for _, c := range m.ToolCalls {
+			in += len(c.Args)
+		}
+	}
+	out := len(text)
+	for _, c := range calls {
+		out += len(c.Args)
+	}
+	finish := "stop"
+	if len(calls) > 0 {
+		finish = "tool_calls"
+	}
+	return model.Response{Text: text, ToolCalls: calls, FinishReason: finish, Model: modelName,
+		Usage: session.Usage{InputTokens: int64(in/4 + 1), OutputTokens: int64(out/4 + 1)}}
 }
