@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -280,11 +279,7 @@ func OpenEmbedder(ctx context.Context, name string, o OpenOptions) (Embedder, er
 	if modelName == "" {
 		return nil, fmt.Errorf("%w: no embedding model in %q (name it as %s:<model>)", ErrUnknownModel, name, provider)
 	}
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	files, err := configFiles(o.Config, getenv)
+	getenv, files, err := o.sources()
 	if err != nil {
 		return nil, err
 	}
@@ -294,9 +289,5 @@ func OpenEmbedder(ctx context.Context, name string, o OpenOptions) (Embedder, er
 	if err != nil {
 		return nil, redactError(fmt.Errorf("open embedder %s:%s: %w", provider, pc.Model, err), pc.APIKey)
 	}
-	price := o.Price
-	if price == nil {
-		price = lookupPrice(provider, pc.Model, files)
-	}
-	return NewEmbedder(p, pc.Model, Options{Retry: o.Retry, Price: price, Secrets: []string{pc.APIKey}}), nil
+	return NewEmbedder(p, pc.Model, Options{Retry: o.Retry, Price: o.priceFor(provider, pc.Model, files), Secrets: []string{pc.APIKey}}), nil
 }

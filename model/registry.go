@@ -57,11 +57,7 @@ type OpenOptions struct {
 // the provider's configured model, or "" for the configured default — and
 // opens it.
 func Open(ctx context.Context, name string, o OpenOptions) (Model, error) {
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	files, err := configFiles(o.Config, getenv)
+	getenv, files, err := o.sources()
 	if err != nil {
 		return nil, err
 	}
@@ -95,11 +91,26 @@ func Open(ctx context.Context, name string, o OpenOptions) (Model, error) {
 	if err != nil {
 		return nil, redactError(fmt.Errorf("open %s:%s: %w", provider, pc.Model, err), pc.APIKey)
 	}
-	price := o.Price
-	if price == nil {
-		price = lookupPrice(provider, pc.Model, files)
+	return New(p, pc.Model, Options{Retry: o.Retry, Price: o.priceFor(provider, pc.Model, files), Secrets: []string{pc.APIKey}}), nil
+}
+
+// sources returns the environment reader and the config files o stands for.
+func (o OpenOptions) sources() (func(string) string, []*Config, error) {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
 	}
-	return New(p, pc.Model, Options{Retry: o.Retry, Price: price, Secrets: []string{pc.APIKey}}), nil
+	files, err := configFiles(o.Config, getenv)
+	return getenv, files, err
+}
+
+// priceFor is o's price if set, else the config files' price of
+// provider:model.
+func (o OpenOptions) priceFor(provider, model string, files []*Config) *Price {
+	if o.Price != nil {
+		return o.Price
+	}
+	return lookupPrice(provider, model, files)
 }
 
 func configFiles(c *Config, getenv func(string) string) ([]*Config, error) {
