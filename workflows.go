@@ -90,28 +90,11 @@ func (r *Runtime) Run(ctx context.Context, name string) (*session.Session, error
 		if err != nil {
 			status = store.StatusFailed
 		}
-		if serr := setFinal(ctx, r.Store, out.ID(), status); serr != nil && err == nil {
+		if serr := store.MoveTo(ctx, r.Store, out.ID(), status); serr != nil && err == nil {
 			err = serr
 		}
 	}
 	return out, err
-}
-
-// setFinal moves a session to a final status through active.
-func setFinal(ctx context.Context, st store.Store, id session.ID, to store.Status) error {
-	info, err := st.Info(ctx, id)
-	if err != nil {
-		return err
-	}
-	if info.Status == to {
-		return nil
-	}
-	if info.Status == store.StatusOpen {
-		if err := st.SetStatus(ctx, id, store.StatusActive); err != nil {
-			return err
-		}
-	}
-	return st.SetStatus(ctx, id, to)
 }
 
 // Replay re-executes the run whose output is id with its registered

@@ -49,7 +49,7 @@ func (r *run) pause(calls []session.ToolCall) {
 		return
 	}
 	if st := r.a.cfg.Store; st != nil {
-		if err := setStatus(ctx, st, r.s.ID(), store.StatusPaused); err != nil {
+		if err := store.MoveTo(ctx, st, r.s.ID(), store.StatusPaused); err != nil {
 			r.yield(Event{Kind: Done, Session: r.s}, err)
 			return
 		}
@@ -57,23 +57,6 @@ func (r *run) pause(calls []session.ToolCall) {
 	if !r.stopped {
 		r.yield(Event{Kind: Done, Session: r.s}, ErrPaused)
 	}
-}
-
-// setStatus moves a session to `to`, through active when it is new.
-func setStatus(ctx context.Context, st store.Store, id session.ID, to store.Status) error {
-	info, err := st.Info(ctx, id)
-	if err != nil {
-		return err
-	}
-	if info.Status == to {
-		return nil
-	}
-	if info.Status == store.StatusOpen && to != store.StatusActive {
-		if err := st.SetStatus(ctx, id, store.StatusActive); err != nil {
-			return err
-		}
-	}
-	return st.SetStatus(ctx, id, to)
 }
 
 // Resume continues a run paused for approval: it records the verdict for
@@ -130,7 +113,7 @@ func (a *Agent) ResumeRun(ctx context.Context, s *session.Session, v Verdict) it
 			}
 		}
 		if st := a.cfg.Store; st != nil {
-			if err := setStatus(ctx, st, s.ID(), store.StatusActive); err != nil {
+			if err := store.MoveTo(ctx, st, s.ID(), store.StatusActive); err != nil {
 				yield(Event{Kind: Done, Session: r.s}, err)
 				return
 			}

@@ -66,18 +66,7 @@ func (r *run) memorize() error {
 // writing memory again (memory may have changed since; the record says what
 // the run saw and did). It reports whether it did.
 func (r *run) replayMemory(op session.MemoryOp) bool {
-	if r.player == nil {
-		return false
-	}
-	served := false
-	for {
-		c, ok := r.player.Peek(r.node)
-		if !ok || c.Memory == nil || c.Memory.Op != op {
-			return served
-		}
-		if err := r.add(c); err != nil {
-			return served
-		}
-		served = true
-	}
+	s, served, _ := Served(r.ctx, r.s, r.node, func(c session.Chunk) bool { return c.Memory != nil && c.Memory.Op == op })
+	r.s = s
+	return served
 }

@@ -49,20 +49,9 @@ func (r *run) add(cs ...session.Chunk) error {
 // (memory and sandbox operations) as r's own: with its node, and through
 // the player when replaying.
 func (r *run) adopt(n int) error {
-	if r.s.Len() == n {
-		return nil
-	}
-	var cs []session.Chunk
-	for _, c := range r.s.From(n) {
-		c.ID, c.Parent = "", ""
-		cs = append(cs, c)
-	}
-	base, err := r.s.Rewind(n)
-	if err != nil {
-		return err
-	}
-	r.s = base
-	return r.add(cs...)
+	s, err := Adopt(r.ctx, r.s, n, r.node)
+	r.s = s
+	return err
 }
 
 func (r *run) emit(ev Event) bool {

@@ -155,20 +155,10 @@ func (m *Mapper) Forward(ctx context.Context, s *session.Session) (*session.Sess
 // placement chunk the pool appends is recorded under the branch's node
 // (through agent.Record), so a replay serves it from the record.
 func forkWorkspace(ctx context.Context, pool *sandbox.Pool, s, f *session.Session, seg string) (*session.Session, error) {
-	n := f.Len()
 	placed, err := pool.Fork(ctx, s, f, false)
 	if err != nil {
 		return f, err
 	}
-	var added []session.Chunk
-	for _, c := range placed.From(n) {
-		c.ID, c.Parent = "", ""
-		added = append(added, c)
-	}
-	base, err := placed.Rewind(n)
-	if err != nil {
-		return f, err
-	}
 	bctx := agent.WithPath(ctx, seg)
-	return agent.Record(bctx, base, agent.Invoke(bctx, "sandbox:fork"), added...)
+	return agent.Adopt(bctx, placed, f.Len(), agent.Invoke(bctx, "sandbox:fork"))
 }

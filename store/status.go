@@ -1,8 +1,11 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"slices"
+
+	"github.com/openrath/rath/session"
 )
 
 // Status is where a session is in its lifecycle:
@@ -53,4 +56,23 @@ func CheckTransition(from, to Status) error {
 		return fmt.Errorf("%w: %s -> %s (allowed from %s: %v)", ErrTransition, from, to, from, transitions[from])
 	}
 	return nil
+}
+
+// MoveTo sets session id's status to `to`, passing through active when the
+// session is still open (open sessions may only become active); a session
+// already at `to` is left alone.
+func MoveTo(ctx context.Context, st Store, id session.ID, to Status) error {
+	info, err := st.Info(ctx, id)
+	if err != nil {
+		return err
+	}
+	if info.Status == to {
+		return nil
+	}
+	if info.Status == StatusOpen && to != StatusActive {
+		if err := st.SetStatus(ctx, id, StatusActive); err != nil {
+			return err
+		}
+	}
+	return st.SetStatus(ctx, id, to)
 }

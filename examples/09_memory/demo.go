@@ -149,25 +149,18 @@ func (d *demo) rollback(ctx context.Context, run *session.Session) (*session.Ses
 // changes it), and the record says what the run did.
 func (d *demo) record(ctx context.Context, run *session.Session, step string, op session.MemoryOp, do func() (*session.Session, error)) (*session.Session, error) {
 	node := agent.Invoke(ctx, step)
-	var cs []session.Chunk
-	if p := agent.PlayerFrom(ctx); p != nil {
-		if c, ok := p.Peek(node); ok && c.Memory != nil && c.Memory.Op == op {
-			cs = append(cs, c)
-		}
+	out, served, err := agent.Served(ctx, run, node, func(c session.Chunk) bool { return c.Memory != nil && c.Memory.Op == op })
+	if err != nil {
+		return run, err
 	}
-	if cs == nil {
+	if !served {
 		w, err := do()
 		if err != nil {
 			return run, fmt.Errorf("memory example: %s: %w", step, err)
 		}
-		for _, c := range w.From(run.Len()) {
-			c.ID, c.Parent = "", ""
-			cs = append(cs, c)
+		if out, err = agent.Adopt(ctx, w, run.Len(), node); err != nil {
+			return run, err
 		}
-	}
-	out, err := agent.Record(ctx, run, node, cs...)
-	if err != nil {
-		return run, err
 	}
 	if err := d.store.Commit(ctx, out, run.Head()); err != nil {
 		return run, fmt.Errorf("memory example: commit %s: %w", out.ID(), err)

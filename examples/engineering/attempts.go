@@ -103,7 +103,7 @@ func (a *Attempts) fork(ctx context.Context, in *session.Session, feedback strin
 		if s, err = a.sandboxes.Fork(ctx, in, f, false); err != nil {
 			return nil, fmt.Errorf("engineering: fork the workspace: %w", err)
 		}
-		if s, err = adopt(ctx, s, f.Len(), node); err != nil {
+		if s, err = agent.Adopt(ctx, s, f.Len(), node); err != nil {
 			return nil, err
 		}
 	}
@@ -158,7 +158,7 @@ func (a *Attempts) remember(ctx context.Context, s *session.Session, start int) 
 	if err != nil {
 		return s, fmt.Errorf("engineering: remember the failure: %w", err)
 	}
-	return adopt(ctx, s, n, node)
+	return agent.Adopt(ctx, s, n, node)
 }
 
 // failureName names a failure after its test run's chunk id.

@@ -72,7 +72,7 @@ func (c *Checkout) Forward(ctx context.Context, s *session.Session) (*session.Se
 		return s, fmt.Errorf("engineering: checkout: %w", err)
 	}
 	defer lease.Release()
-	if s, err = adopt(ctx, s, n, node); err != nil {
+	if s, err = agent.Adopt(ctx, s, n, node); err != nil {
 		return s, err
 	}
 	files, err := RepoFiles()
@@ -113,40 +113,5 @@ func (c *Checkout) Forward(ctx context.Context, s *session.Session) (*session.Se
 // (or a resume) whose record has them, and reports whether it did: a
 // replay neither opens sandboxes nor writes memory again.
 func replayed(ctx context.Context, s *session.Session, node string) (*session.Session, bool, error) {
-	p := agent.PlayerFrom(ctx)
-	if p == nil {
-		return s, false, nil
-	}
-	served := false
-	for {
-		c, ok := p.Peek(node)
-		if !ok {
-			return s, served, nil
-		}
-		c.ID, c.Parent = "", ""
-		var err error
-		if s, err = agent.Record(ctx, s, node, c); err != nil {
-			return s, served, err
-		}
-		served = true
-	}
-}
-
-// adopt re-records the chunks appended to s since it had n chunks (a
-// sandbox's or memory's own) as node's, through the replay player when
-// there is one.
-func adopt(ctx context.Context, s *session.Session, n int, node string) (*session.Session, error) {
-	if s.Len() == n {
-		return s, nil
-	}
-	var cs []session.Chunk
-	for _, c := range s.From(n) {
-		c.ID, c.Parent = "", ""
-		cs = append(cs, c)
-	}
-	base, err := s.Rewind(n)
-	if err != nil {
-		return s, err
-	}
-	return agent.Record(ctx, base, node, cs...)
+	return agent.Served(ctx, s, node, func(session.Chunk) bool { return true })
 }

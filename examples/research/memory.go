@@ -81,23 +81,15 @@ func approvalOf(s *session.Session, b Result) (session.ChunkID, bool) {
 func memoryStep(ctx context.Context, st store.Store, s *session.Session, base string, op func(*session.Session) (*session.Session, error)) (*session.Session, error) {
 	node := agent.Invoke(ctx, base)
 	s = s.Derive(node, nil)
-	if p := agent.PlayerFrom(ctx); p != nil {
-		if c, ok := p.Peek(node); ok && c.Memory != nil {
-			c.ID, c.Parent = "", ""
-			return agent.Record(ctx, s, node, c)
-		}
+	if s, served, err := agent.Served(ctx, s, node, func(c session.Chunk) bool { return c.Memory != nil }); served || err != nil {
+		return s, err
 	}
 	n := s.Len()
 	done, err := op(s)
 	if err != nil {
 		return s, fmt.Errorf("research: %s: %w", base, err)
 	}
-	var cs []session.Chunk
-	for _, c := range done.From(n) {
-		c.ID, c.Parent = "", ""
-		cs = append(cs, c)
-	}
-	if s, err = agent.Record(ctx, s, node, cs...); err != nil {
+	if s, err = agent.Adopt(ctx, done, n, node); err != nil {
 		return s, err
 	}
 	if st == nil {
