@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/openrath/rath"
 	"github.com/openrath/rath/session"
 )
 
@@ -16,13 +17,19 @@ func sessionID(arg string) (session.ID, error) {
 	return id, nil
 }
 
-// load opens the runtime and loads a session by id argument.
-func (a *app) load(ctx context.Context, arg string) (*session.Session, error) {
+// withID checks a session id argument and opens the runtime.
+func (a *app) withID(ctx context.Context, arg string) (session.ID, *rath.Runtime, error) {
 	id, err := sessionID(arg)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	rt, err := a.runtime(ctx)
+	return id, rt, err
+}
+
+// load opens the runtime and loads a session by id argument.
+func (a *app) load(ctx context.Context, arg string) (*session.Session, error) {
+	id, rt, err := a.withID(ctx, arg)
 	if err != nil {
 		return nil, err
 	}

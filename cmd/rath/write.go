@@ -23,11 +23,7 @@ func (a *app) graphCmd() *cobra.Command {
 		Short: "Print the lineage graph around a session (json, dot or mermaid)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := sessionID(args[0])
-			if err != nil {
-				return err
-			}
-			rt, err := a.runtime(cmd.Context())
+			id, rt, err := a.withID(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -212,11 +208,7 @@ func (a *app) replayCmd() *cobra.Command {
 		Short: "Replay a workflow run from its record: exit 0 if identical, 3 on divergence (printed)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := sessionID(args[0])
-			if err != nil {
-				return err
-			}
-			rt, err := a.runtime(cmd.Context())
+			id, rt, err := a.withID(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
