@@ -52,6 +52,12 @@ type Store interface {
 	// id; it reports the first chunk edited behind the store's back.
 	Verify(ctx context.Context, id session.ID) error
 
+	// Advance raises session id's fencing epoch by one and returns the new
+	// epoch: whoever works under an earlier one is fenced out (see Fence).
+	Advance(ctx context.Context, id session.ID) (int64, error)
+	// Epoch returns session id's fencing epoch (0 until the first Advance).
+	Epoch(ctx context.Context, id session.ID) (int64, error)
+
 	// Watch delivers an event for every commit from now until ctx ends. A
 	// watcher that falls behind misses events (the next one says so); it
 	// never slows down writers.
@@ -69,8 +75,10 @@ type Info struct {
 	Head    session.ChunkID   `json:"head,omitempty"`
 	Len     int               `json:"len"`
 	Labels  map[string]string `json:"labels,omitempty"`
-	Created time.Time         `json:"created"`
-	Updated time.Time         `json:"updated"`
+	// Epoch is the session's fencing epoch (see Fence).
+	Epoch   int64     `json:"epoch,omitempty"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
 }
 
 // Filter selects sessions for List. Zero fields select everything.
