@@ -49,3 +49,9 @@ func (f Fence) Check(current int64) error {
 	}
 	return fmt.Errorf("%w: run %s is at epoch %d, this writer holds %d", ErrFenced, f.Session, current, f.Epoch)
 }
+
+// Missing returns the error a write under f gets when f.Session is not
+// stored at all: ErrFenced, since no owner can hold an epoch of it.
+func (f Fence) Missing() error {
+	return fmt.Errorf("%w: run %s is not stored", ErrFenced, f.Session)
+}

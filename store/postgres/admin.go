@@ -12,7 +12,11 @@ import (
 
 // SetStatus implements store.Store.
 func (s *Store) SetStatus(ctx context.Context, id session.ID, to store.Status) error {
+	fence := fenceOf(ctx)
 	err := s.write(ctx, func(tx pgx.Tx) error {
+		if err := checkFence(ctx, tx, fence, id, noKeyUpdate); err != nil {
+			return err
+		}
 		l, err := laneByID(ctx, tx, id, noKeyUpdate)
 		if err != nil {
 			return err
@@ -31,7 +35,11 @@ func (s *Store) SetStatus(ctx context.Context, id session.ID, to store.Status) e
 
 // SetLabel implements store.Store.
 func (s *Store) SetLabel(ctx context.Context, id session.ID, key, value string) error {
+	fence := fenceOf(ctx)
 	err := s.write(ctx, func(tx pgx.Tx) error {
+		if err := checkFence(ctx, tx, fence, id, keyShare); err != nil {
+			return err
+		}
 		// Key-share the session so GC cannot delete it under the new label.
 		if _, err := laneByID(ctx, tx, id, keyShare); err != nil {
 			return err

@@ -15,12 +15,14 @@ import (
 // Commit implements store.Store. The usual commit, appending to a stored
 // session whose head is prev, is one statement (see casAppend); anything
 // else (a new session, a retry, a conflict) runs in a transaction that locks
-// the session row and decides as the SQLite store does.
+// the session row and decides as the SQLite store does. So does a fenced
+// commit (store.WithFence), which checks its fence in that transaction.
 func (s *Store) Commit(ctx context.Context, sess *session.Session, prev session.ChunkID) error {
 	if err := s.check(); err != nil {
 		return fmt.Errorf("commit %s: %w", sess.ID(), err)
 	}
-	if k := indexAfter(sess, prev); k > 0 && k < sess.Len() {
+	fence := fenceOf(ctx)
+	if k := indexAfter(sess, prev); fence == nil && k > 0 && k < sess.Len() {
 		ok, err := s.casAppend(ctx, sess, prev, k)
 		if err != nil {
 			return fmt.Errorf("commit %s: %w", sess.ID(), err)
@@ -29,7 +31,7 @@ func (s *Store) Commit(ctx context.Context, sess *session.Session, prev session.
 			return nil
 		}
 	}
-	err := s.write(ctx, func(tx pgx.Tx) error { return commitTx(ctx, tx, sess, prev) })
+	err := s.write(ctx, func(tx pgx.Tx) error { return commitTx(ctx, tx, sess, prev, fence) })
 	if err != nil {
 		return fmt.Errorf("commit %s: %w", sess.ID(), err)
 	}
@@ -75,7 +77,12 @@ func (s *Store) casAppend(ctx context.Context, sess *session.Session, prev sessi
 	return true, nil
 }
 
-func commitTx(ctx context.Context, tx pgx.Tx, sess *session.Session, prev session.ChunkID) error {
+// commitTx commits sess in tx. The fence, if any, is checked first: a
+// fenced-out writer is refused even a retry of a commit stored before.
+func commitTx(ctx context.Context, tx pgx.Tx, sess *session.Session, prev session.ChunkID, fence *store.Fence) error {
+	if err := checkFence(ctx, tx, fence, sess.ID(), noKeyUpdate); err != nil {
+		return err
+	}
 	l, err := laneByID(ctx, tx, sess.ID(), noKeyUpdate)
 	if errors.Is(err, store.ErrNotFound) {
 		if prev != "" {

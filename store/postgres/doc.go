@@ -25,6 +25,36 @@
 // Every commit sends pg_notify('rath_commits', {"id","head","len"}) in its
 // transaction, so Watch, in any process, sees commits as they happen.
 //
+// # Fencing
+//
+// Each session row has a fencing epoch (store.Fence). Advance is one
+// UPDATE of it. A write whose context carries a fence (store.WithFence) —
+// Commit, SetStatus, SetLabel — reads the fenced run's epoch with a row
+// lock in its own transaction before it writes (FOR SHARE; FOR NO KEY
+// UPDATE when it writes the run's own row), which Advance's UPDATE waits
+// for and which waits for an Advance in flight, so an Advance and the
+// writes under the epoch it supersedes are ordered: a write after the
+// Advance fails with store.ErrFenced. A fenced commit therefore takes
+// the transactional path, never the one-statement append; unfenced commits
+// are unchanged.
+//
+// # Committing in the caller's transaction
+//
+// Pool returns the store's pgxpool.Pool, and CommitTx performs a Commit —
+// the same checks, fence included, and the same writes — inside a
+// transaction the caller began on it, so a caller can commit a session
+// and insert rows of its own (a job queue's) atomically:
+//
+//	tx, err := st.Pool().Begin(ctx)
+//	...
+//	defer tx.Rollback(ctx)
+//	if err := st.CommitTx(ctx, tx, s, prev); err != nil { ... }
+//	if _, err := tx.Exec(ctx, `INSERT INTO jobs ...`); err != nil { ... }
+//	err = tx.Commit(ctx)
+//
+// The commit's notification is sent when tx commits, and not at all if it
+// rolls back.
+//
 // # Durability
 //
 // sync (the default) sets synchronous_commit=on: Commit returns after the

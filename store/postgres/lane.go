@@ -27,20 +27,23 @@ type lane struct {
 	baseLane *int64
 	baseLen  int
 	compact  int // segments from here on are small and may be merged
+	epoch    int64
 	created  time.Time
 	updated  time.Time
 }
 
-const laneColumns = `lane, id, lineage, status, head, len, base_lane, base_len, compact_from, created, updated`
+const laneColumns = `lane, id, lineage, status, head, len, base_lane, base_len, compact_from, epoch, created, updated`
 
 // Row locks, appended to a lane query. A commit holds its session's row
 // with noKeyUpdate (so forks may still key-share it); a commit creating a
 // fork key-shares every lane of its base chain, which GC must lock forUpdate
 // before it deletes or rewires one, so GC never pulls a base from under a
-// fork being written.
+// fork being written. A fenced write holds its run's row forShare, which
+// Advance's update waits for (see fence.go).
 const (
 	noLock      = ""
 	keyShare    = " FOR KEY SHARE"
+	forShare    = " FOR SHARE"
 	noKeyUpdate = " FOR NO KEY UPDATE"
 	forUpdate   = " FOR UPDATE"
 )
@@ -48,7 +51,7 @@ const (
 func scanLane(row pgx.Row) (*lane, error) {
 	var l lane
 	var lin []byte
-	if err := row.Scan(&l.num, &l.id, &lin, &l.status, &l.head, &l.len, &l.baseLane, &l.baseLen, &l.compact, &l.created, &l.updated); err != nil {
+	if err := row.Scan(&l.num, &l.id, &lin, &l.status, &l.head, &l.len, &l.baseLane, &l.baseLen, &l.compact, &l.epoch, &l.created, &l.updated); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal(lin, &l.lineage); err != nil {

@@ -58,6 +58,9 @@ var migrations = []string{
 		EXECUTE 'ALTER TABLE rath.segments ALTER COLUMN data SET COMPRESSION lz4';
 	EXCEPTION WHEN OTHERS THEN NULL;
 	END $$;`,
+	// 1 -> 2: the fencing epoch (see store.Fence). A constant default adds
+	// the column without rewriting the table.
+	`ALTER TABLE rath.sessions ADD COLUMN epoch bigint NOT NULL DEFAULT 0;`,
 }
 
 // schemaVersion is the version this build writes.

@@ -11,7 +11,11 @@ import (
 
 // SetStatus implements store.Store.
 func (s *Store) SetStatus(ctx context.Context, id session.ID, to store.Status) error {
+	fence := fenceOf(ctx)
 	err := s.write(ctx, func(tx *wtx, _ *[]store.Event) error {
+		if err := checkFence(tx, fence); err != nil {
+			return err
+		}
 		l, err := laneByID(tx, id)
 		if err != nil {
 			return err
@@ -30,7 +34,11 @@ func (s *Store) SetStatus(ctx context.Context, id session.ID, to store.Status) e
 
 // SetLabel implements store.Store.
 func (s *Store) SetLabel(ctx context.Context, id session.ID, key, value string) error {
+	fence := fenceOf(ctx)
 	err := s.write(ctx, func(tx *wtx, _ *[]store.Event) error {
+		if err := checkFence(tx, fence); err != nil {
+			return err
+		}
 		if _, err := laneByID(tx, id); err != nil {
 			return err
 		}

@@ -31,8 +31,9 @@ func (s *Store) Commit(ctx context.Context, sess *session.Session, prev session.
 	if err := s.check(); err != nil {
 		return err
 	}
+	fence := fenceOf(ctx)
 	err = s.w.submit(ctx, &job{ctx: ctx, early: s.dur != store.Sync, light: true, done: make(chan error, 1),
-		fn: func(tx *wtx, evs *[]store.Event) error { return commitTx(tx, sess, prev, pre, evs) }})
+		fn: func(tx *wtx, evs *[]store.Event) error { return commitTx(tx, sess, prev, fence, pre, evs) }})
 	if err != nil {
 		return fmt.Errorf("commit %s: %w", sess.ID(), err)
 	}
@@ -86,8 +87,16 @@ func segmentFrom(sess *session.Session, from int) ([]byte, error) {
 }
 
 // commitTx runs as a light job: everything that can refuse the commit is
-// checked before the first write, and write errors abort the batch.
-func commitTx(tx *wtx, sess *session.Session, prev session.ChunkID, pre *encoded, evs *[]store.Event) error {
+// checked before the first write, and write errors abort the batch. The
+// fence, if any, is checked first: a fenced-out writer is refused even a
+// retry of a commit that was stored before.
+func commitTx(tx *wtx, sess *session.Session, prev session.ChunkID, fence *store.Fence, pre *encoded, evs *[]store.Event) error {
+	if err := checkFence(tx, fence); err != nil {
+		if errors.Is(err, store.ErrFenced) {
+			return err // refused before any write: the batch goes on
+		}
+		return abort(err)
+	}
 	l := tx.w.heads[sess.ID()]
 	if l == nil {
 		l = &headRow{}

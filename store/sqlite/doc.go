@@ -10,4 +10,8 @@
 // One process should own a database in async and exit durability; in sync
 // durability several processes may share it (every commit re-checks the
 // head inside an immediate transaction).
+//
+// A fenced write (store.WithFence) reads the run's epoch inside the
+// writer's transaction, right before it writes; a fenced-out commit fails
+// alone, without disturbing the others of its group commit.
 package sqlite

@@ -25,11 +25,12 @@ type lane struct {
 	baseLane sql.NullInt64
 	baseLen  int
 	compact  int // segments from here on are small and may be merged
+	epoch    int64
 	created  time.Time
 	updated  time.Time
 }
 
-const laneColumns = `lane, id, lineage, status, head, len, base_lane, base_len, compact_from, created, updated`
+const laneColumns = `lane, id, lineage, status, head, len, base_lane, base_len, compact_from, epoch, created, updated`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -37,7 +38,7 @@ func scanLane(row scanner) (*lane, error) {
 	var l lane
 	var lin string
 	var created, updated int64
-	if err := row.Scan(&l.num, &l.id, &lin, &l.status, &l.head, &l.len, &l.baseLane, &l.baseLen, &l.compact, &created, &updated); err != nil {
+	if err := row.Scan(&l.num, &l.id, &lin, &l.status, &l.head, &l.len, &l.baseLane, &l.baseLen, &l.compact, &l.epoch, &created, &updated); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(lin), &l.lineage); err != nil {

@@ -99,7 +99,7 @@ func (s *Store) Info(ctx context.Context, id session.ID) (store.Info, error) {
 }
 
 func (l *lane) info() store.Info {
-	return store.Info{ID: l.id, Lineage: l.lineage, Status: l.status, Head: l.head, Len: l.len, Created: l.created, Updated: l.updated}
+	return store.Info{ID: l.id, Lineage: l.lineage, Status: l.status, Head: l.head, Len: l.len, Epoch: l.epoch, Created: l.created, Updated: l.updated}
 }
 
 func labels(q querier, id session.ID) (map[string]string, error) {

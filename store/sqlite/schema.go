@@ -47,6 +47,8 @@ var migrations = []string{
 		value TEXT NOT NULL,
 		PRIMARY KEY(id, key));
 	CREATE INDEX labels_kv ON labels(key, value);`,
+	// 1 -> 2: the fencing epoch (see store.Fence).
+	`ALTER TABLE sessions ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // schemaVersion is the version this build writes.

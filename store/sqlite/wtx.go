@@ -20,6 +20,7 @@ var hotStatements = []string{
 	`SELECT ` + laneColumns + ` FROM sessions WHERE id = ?`,
 	insertSession,
 	`INSERT INTO parents(child, pos, parent) VALUES(?, ?, ?)`,
+	selectEpoch,
 }
 
 func prepareHot(db *sql.DB) map[string]*sql.Stmt {
