@@ -44,6 +44,9 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"VerifyCatchesTampering", testVerify},
 		{"Watch", testWatch},
 		{"NotFound", testNotFound},
+		{"FenceEpochs", testFenceEpochs},
+		{"FencedCommit", testFencedCommit},
+		{"FenceRace", testFenceRace},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
