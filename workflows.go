@@ -23,6 +23,13 @@ const WorkflowLabel = "rath.workflow"
 type Workflow struct {
 	Name        string
 	Description string
+	// Version is the workflow's declared version: with the build's digest
+	// it makes the revision a cluster run is pinned to (a worker takes over
+	// only runs of a revision it serves).
+	Version string
+	// TakesInput says Build reads the run's input text (InputText): a run
+	// given input for a workflow that does not take any is refused.
+	TakesInput bool
 	// Build returns the module and the input of a run.
 	Build func(ctx context.Context, rt *Runtime) (flow.Module, *session.Session, error)
 }
@@ -57,6 +64,24 @@ func Workflows() []Workflow {
 
 // ErrUnknownWorkflow: no workflow is registered under a name.
 var ErrUnknownWorkflow = fmt.Errorf("rath: unknown workflow")
+
+// LookupWorkflow returns the workflow registered as name (an error wrapping
+// ErrUnknownWorkflow if there is none).
+func LookupWorkflow(name string) (Workflow, error) { return lookup(name) }
+
+type inputKey struct{}
+
+// WithInput returns ctx carrying a run's input text, for Build to read.
+func WithInput(ctx context.Context, text string) context.Context {
+	return context.WithValue(ctx, inputKey{}, text)
+}
+
+// InputText returns the input text a run was given (ok false: none; Build
+// uses its own).
+func InputText(ctx context.Context) (text string, ok bool) {
+	text, ok = ctx.Value(inputKey{}).(string)
+	return text, ok
+}
 
 func lookup(name string) (Workflow, error) {
 	wfMu.RLock()

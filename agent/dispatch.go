@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,7 +23,10 @@ import (
 // points to an earlier call, so no set of calls can deadlock, and there is
 // no bounded pool to exhaust.
 func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]session.ToolResult) error {
-	refused = r.served(calls, refused)
+	refused, err := r.served(calls, refused)
+	if err != nil {
+		return err
+	}
 	if len(refused) < len(calls) { // some call runs live
 		if err := r.openSandbox(); err != nil {
 			return err
@@ -66,17 +70,29 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 	return nil
 }
 
-// served adds to refused the results a replay's record holds for calls,
-// and an interrupted error for a call the record shows made but never
-// finished, unless its tool is idempotent (then it runs again).
-func (r *run) served(calls []session.ToolCall, refused map[string]session.ToolResult) map[string]session.ToolResult {
+// served adds to refused the results a replay's record holds for calls.
+// A call the record shows made but never finished runs again if its tool
+// is idempotent; otherwise a review recorded after the turn settles it
+// (consumed here, so the replayed chain holds it too), or, without one,
+// the run stops for review (WithReview) or the model is given an
+// interrupted error.
+func (r *run) served(calls []session.ToolCall, refused map[string]session.ToolResult) (map[string]session.ToolResult, error) {
 	if r.player == nil {
-		return refused
+		return refused, nil
+	}
+	s, _, err := Served(r.ctx, r.s, r.node, func(c session.Chunk) bool {
+		return c.Approval != nil && session.IsReview(c.Approval.Verdict) &&
+			slices.ContainsFunc(calls, func(tc session.ToolCall) bool { return tc.ID == c.Approval.CallID })
+	})
+	r.s = s
+	if err != nil {
+		return nil, err
 	}
 	out := make(map[string]session.ToolResult, len(calls))
 	for k, v := range refused {
 		out[k] = v
 	}
+	var unsettled []session.ToolCall
 	for _, c := range calls {
 		if _, ok := out[c.ID]; ok {
 			continue
@@ -89,11 +105,28 @@ func (r *run) served(calls []session.ToolCall, refused map[string]session.ToolRe
 			if t := r.a.tools[c.Name]; t != nil && t.Idempotent() {
 				continue
 			}
+			if a := settled(r.s, c.ID); a != nil {
+				res, ok, err := reviewed(a, c)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					out[c.ID] = res
+				}
+				continue
+			}
+			if reviewRequired(r.ctx) {
+				unsettled = append(unsettled, c)
+				continue
+			}
 			out[c.ID] = session.ToolResult{CallID: c.ID, Tool: c.Name, Args: c.Args, Error: &session.ToolError{Kind: session.ToolErrInterrupted,
 				Message: "the run stopped while this call ran; it was not repeated (the tool is not idempotent) and its effect is unknown"}}
 		}
 	}
-	return out
+	if len(unsettled) > 0 {
+		return nil, &Unsettled{Session: r.s.ID(), Node: r.node, Calls: unsettled}
+	}
+	return out, nil
 }
 
 // runCalls runs the calls at indexes idx, each after the earlier ones it
@@ -103,6 +136,7 @@ func (r *run) runCalls(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Res
 	one := func(i int) {
 		e := env
 		e.CallID = calls[i].ID
+		e.IdempotencyKey = idempotencyKey(RunID(r.ctx), r.node, calls[i].ID)
 		res[i] = r.call(e, calls[i], rsrc[i])
 	}
 	if len(idx) == 1 {
@@ -243,4 +277,11 @@ func effectsOf(e sandbox.Effects, rs []tool.Resource) []session.FileEffect {
 	add(session.EffectModified, e.Modified)
 	add(session.EffectDeleted, e.Deleted)
 	return out
+}
+
+// idempotencyKey names a call for good: its run, its node and its id (the
+// model's, recorded with the turn, so a resumed run repeats it).
+func idempotencyKey(run session.ID, node, callID string) string {
+	h := sha256.Sum256([]byte(string(run) + "\x00" + node + "\x00" + callID))
+	return "idem_" + hex.EncodeToString(h[:16])
 }

@@ -106,6 +106,12 @@ func (r *run) steps(first int) {
 		if r.stopped {
 			return
 		}
+		if errors.Is(err, ErrYielded) {
+			// Everything so far is committed; nothing is recorded about
+			// the stop, so the run resumes as if it had not happened.
+			r.yield(Event{Kind: Done, Session: r.s}, err)
+			return
+		}
 		if err != nil {
 			r.fail(failureCode(err), err)
 			return
@@ -154,6 +160,17 @@ func (r *run) steps(first int) {
 // results), commits, and reports whether the loop goes on.
 func (r *run) toolStep(step int, calls []session.ToolCall, refused map[string]session.ToolResult) bool {
 	if err := r.dispatch(step, calls, refused); err != nil {
+		var u *Unsettled
+		if errors.As(err, &u) {
+			// Stop, committed up to the calls' turn, for a person to
+			// settle them; nothing is recorded about the stop.
+			if cerr := r.commit(r.ctx); cerr != nil {
+				err = errors.Join(err, cerr)
+			}
+			u.Head = r.s.Head()
+			r.yield(Event{Kind: Done, Session: r.s}, err)
+			return false
+		}
 		r.fail(failureCode(err), err)
 		return false
 	}
@@ -179,6 +196,8 @@ func failureCode(err error) string {
 		return "budget"
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return session.ToolErrCanceled
+	case errors.Is(err, ErrAborted):
+		return "aborted"
 	}
 	return "model"
 }
@@ -221,6 +240,9 @@ func (r *run) callModel(step int) (*model.Response, *session.ModelCall, error) {
 		if rec != nil {
 			return responseOf(rec), rec, nil
 		}
+	}
+	if sliceOver(r.ctx) {
+		return nil, nil, ErrYielded
 	}
 	var resp *model.Response
 	for ev, err := range r.a.cfg.Model.Stream(r.ctx, req) {

@@ -67,8 +67,10 @@ func Call(ctx context.Context, seg string, m Module, s *session.Session) (*sessi
 	}
 	out = out.Derive(agent.Path(ctx), nil)
 	// With a store, every application is stored (its chunks are shared with
-	// the module's output), so the stored lineage shows the workflow.
-	if st := agent.RunStore(ctx); st != nil {
+	// the module's output), so the stored lineage shows the workflow. A run
+	// that stopped to go on later (its slice ended, a call awaits review)
+	// has no output yet.
+	if st := agent.RunStore(ctx); st != nil && !stopped(err) {
 		cerr := st.Commit(ctx, out, "")
 		if cerr == nil {
 			cerr = st.SetLabel(ctx, out.ID(), agent.RunLabel, string(agent.RunID(ctx)))
@@ -90,7 +92,7 @@ func Run(ctx context.Context, st store.Store, m Module, in *session.Session) (*s
 		}
 	}
 	out, err := m.Forward(ctx, in)
-	if st != nil && out != nil {
+	if st != nil && out != nil && !stopped(err) {
 		cerr := commitNew(ctx, st, out)
 		if cerr == nil {
 			cerr = st.SetLabel(ctx, out.ID(), agent.RunLabel, string(in.ID()))
@@ -100,6 +102,12 @@ func Run(ctx context.Context, st store.Store, m Module, in *session.Session) (*s
 		}
 	}
 	return out, err
+}
+
+// stopped reports whether err only stops a run that goes on later, from
+// its committed steps: its output so far is not an output.
+func stopped(err error) bool {
+	return errors.Is(err, agent.ErrYielded) || errors.Is(err, agent.ErrNeedsReview)
 }
 
 // commitNew commits s unless the store holds it at this head already.

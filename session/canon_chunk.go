@@ -73,10 +73,11 @@ func textMember(w *canonWriter, k string, t *Text) {
 }
 
 func (a *Approval) canon(w *canonWriter) {
-	w.open() // by call_id reason subject verdict
+	w.open() // by call_id reason result subject verdict
 	w.strOpt("by", a.By)
 	w.strOpt("call_id", a.CallID)
 	w.strOpt("reason", a.Reason)
+	w.strOpt("result", a.Result)
 	w.str("subject", a.Subject)
 	w.str("verdict", a.Verdict)
 	w.close()

@@ -42,7 +42,20 @@ const (
 	VerdictRequested = "requested"
 	VerdictApproved  = "approved"
 	VerdictRejected  = "rejected"
+
+	// A review settles a tool call whose effect is unknown (its process
+	// died while it ran): the effect happened (Result holds what it
+	// returned, if the reviewer knows), it did not (the call may run
+	// again), or the run is to end here.
+	VerdictHappened    = "happened"
+	VerdictNotHappened = "not_happened"
+	VerdictAborted     = "aborted"
 )
+
+// IsReview reports whether verdict settles a review.
+func IsReview(verdict string) bool {
+	return verdict == VerdictHappened || verdict == VerdictNotHappened || verdict == VerdictAborted
+}
 
 // Approval is the body of an approval chunk: a request for a human's or a
 // validator's verdict, or the verdict itself.
@@ -53,6 +66,9 @@ type Approval struct {
 	Verdict string `json:"verdict"`
 	By      string `json:"by,omitempty"`
 	Reason  string `json:"reason,omitempty"`
+	// Result is, for a review that says a call happened, the result the
+	// reviewer gives for it.
+	Result string `json:"result,omitempty"`
 }
 
 func (*Approval) Kind() Kind { return KindApproval }
@@ -60,6 +76,11 @@ func (*Approval) Kind() Kind { return KindApproval }
 func (a *Approval) validate() error {
 	switch a.Verdict {
 	case VerdictRequested, VerdictApproved, VerdictRejected:
+		return nil
+	case VerdictHappened, VerdictNotHappened, VerdictAborted:
+		if a.CallID == "" {
+			return fmt.Errorf("%w: review verdict %q names no call", ErrInvalid, a.Verdict)
+		}
 		return nil
 	}
 	return fmt.Errorf("%w: approval verdict %q", ErrInvalid, a.Verdict)

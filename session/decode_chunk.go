@@ -575,6 +575,8 @@ func readApproval(r *jsonReader, a *Approval) {
 			readString(r, &a.By)
 		case "reason":
 			readString(r, &a.Reason)
+		case "result":
+			readString(r, &a.Result)
 		default:
 			r.unknown()
 		}

@@ -41,6 +41,10 @@ type Env struct {
 	Sandbox sandbox.Sandbox
 	// CallID is the model's id for the call.
 	CallID string
+	// IdempotencyKey is the same every time this call runs — again after
+	// a crash, on another worker — and differs between calls: an
+	// idempotent tool with outside effects uses it to do them once.
+	IdempotencyKey string
 }
 
 // Error is a tool failure of a given kind (session.ToolErr*).

@@ -1,0 +1,147 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/openrath/rath"
+	"github.com/openrath/rath/store/postgres"
+	"github.com/openrath/rath/store/sqlite"
+)
+
+// Options tune a cluster. Zero fields take the defaults.
+type Options struct {
+	// SliceSteps and SliceTime bound a job's slice of a run: it stops at
+	// the first step boundary after SliceSteps live model calls or
+	// SliceTime (default 8 calls, 10 s), and the run's job goes back to
+	// its queue.
+	SliceSteps int
+	SliceTime  time.Duration
+	// Heartbeat is how often a worker says it is alive and looks for dead
+	// peers (default 1 s). A worker silent for DeadAfter (default 5 s) is
+	// dead; one on this host whose process is gone is dead at once.
+	Heartbeat time.Duration
+	DeadAfter time.Duration
+	// Poll is how often workers on SQLite look for jobs (default 100 ms;
+	// on PostgreSQL, LISTEN/NOTIFY wakes them and this is a fallback).
+	Poll time.Duration
+	// Log receives the cluster's progress lines (nil: none).
+	Log io.Writer
+}
+
+func (o Options) withDefaults() Options {
+	if o.SliceSteps <= 0 {
+		o.SliceSteps = 8
+	}
+	if o.SliceTime <= 0 {
+		o.SliceTime = 10 * time.Second
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = time.Second
+	}
+	if o.DeadAfter <= 0 {
+		o.DeadAfter = 5 * time.Second
+	}
+	if o.Poll <= 0 {
+		o.Poll = 100 * time.Millisecond
+	}
+	return o
+}
+
+// Cluster is a handle on the cluster that shares a runtime's store: it
+// submits, inspects, approves, reviews and cancels runs, and starts
+// workers.
+type Cluster struct {
+	rt   *rath.Runtime
+	opts Options
+	q    queue
+	pg   *postgres.Store // set on PostgreSQL: commits and inserts share transactions
+	host string
+	log  *slog.Logger
+
+	cache liveCache // live workers, for routing
+}
+
+// ErrUnsupportedStore: the cluster runs on the sqlite and postgres stores
+// only.
+var ErrUnsupportedStore = errors.New("cluster: the store is neither SQLite nor PostgreSQL")
+
+// Open opens the cluster on rt's store, creating River's tables there if
+// they are missing (under a lock, so that many processes may start at
+// once).
+func Open(ctx context.Context, rt *rath.Runtime, opts Options) (*Cluster, error) {
+	c := &Cluster{rt: rt, opts: opts.withDefaults()}
+	c.host, _ = os.Hostname()
+	c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if c.opts.Log != nil {
+		c.log = slog.New(slog.NewTextHandler(c.opts.Log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	q, err := c.openQueue(ctx, c.riverConfig(nil, "", 0))
+	if err != nil {
+		return nil, err
+	}
+	c.q = q
+	return c, nil
+}
+
+// openQueue opens a River client on the store's database.
+func (c *Cluster) openQueue(ctx context.Context, cfg *river.Config) (queue, error) {
+	switch st := c.rt.Store.(type) {
+	case *postgres.Store:
+		c.pg = st
+		return openPostgres(ctx, st, cfg)
+	case *sqlite.Store:
+		return openSQLite(ctx, st.Path(), cfg)
+	}
+	u, _ := url.Parse(c.rt.StoreURL)
+	scheme := ""
+	if u != nil {
+		scheme = u.Scheme
+	}
+	return nil, fmt.Errorf("%w (store %q)", ErrUnsupportedStore, scheme)
+}
+
+// riverConfig is River's configuration: insert-only without workers, else
+// working queue name with n workers as client id.
+func (c *Cluster) riverConfig(workers *river.Workers, name string, n int) *river.Config {
+	cfg := &river.Config{
+		Logger:               slog.New(slog.NewTextHandler(io.Discard, nil)),
+		FetchCooldown:        c.opts.Poll / 2,
+		FetchPollInterval:    c.opts.Poll,
+		JobTimeout:           10 * time.Minute,
+		RescueStuckJobsAfter: 15 * time.Minute,
+		// The cluster's own dead-worker check hands a dead worker's runs
+		// on within seconds; River's rescuer is the backstop.
+	}
+	if c.opts.Log != nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(c.opts.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	if _, ok := c.rt.Store.(*sqlite.Store); ok {
+		cfg.PollOnly = true
+	}
+	if workers != nil {
+		cfg.ID = name
+		cfg.Workers = workers
+	}
+	return cfg
+}
+
+// Close releases the cluster's River client (not the runtime).
+func (c *Cluster) Close() error { return c.q.close() }
+
+// Runtime returns the runtime the cluster works on.
+func (c *Cluster) Runtime() *rath.Runtime { return c.rt }
+
+// queueName is a River queue name for a pool key.
+func queueName(key string) string {
+	return "rath_" + strings.ToLower(key)
+}

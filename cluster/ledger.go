@@ -1,0 +1,44 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/openrath/rath/session"
+)
+
+// record appends c to the run's ledger: the session, beside the run, that
+// holds its takeover decisions and lifecycle notes. (They are not appended
+// to the input: a run's agents derive their sessions from the input, and a
+// resumed run must find it as its record left it.) The ledger is created
+// on first use; writes go under ctx's fence.
+func (c *Cluster) record(ctx context.Context, run *Run, ch session.Chunk) error {
+	st := c.rt.Store
+	var s *session.Session
+	if run.Ledger != "" {
+		var err error
+		if s, err = st.Load(ctx, run.Ledger); err != nil {
+			return fmt.Errorf("cluster: ledger of %s: %w", run.ID, err)
+		}
+	}
+	prev := session.ChunkID("")
+	if s == nil {
+		s = session.New().Append(session.Note(fmt.Sprintf("ledger of cluster run %s (workflow %s): where it went and why", run.ID, run.Workflow)))
+	} else {
+		prev = s.Head()
+	}
+	next := s.Append(ch)
+	if err := st.Commit(ctx, next, prev); err != nil {
+		return fmt.Errorf("cluster: ledger of %s: %w", run.ID, err)
+	}
+	if prev == "" {
+		if err := st.SetLabel(ctx, next.ID(), LabelKind, "ledger"); err != nil {
+			return err
+		}
+		if err := st.SetLabel(ctx, next.ID(), LabelLedger, string(run.ID)); err != nil {
+			return err
+		}
+		run.Ledger = next.ID()
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/openrath/rath/store"
+)
+
+// reap hands on the runs of workers that died: their running jobs are
+// finalized and replaced by new ones in the same queues (so a late
+// completion by a worker that was only paused touches nothing), and the
+// worker is marked dead. Any live worker may do it; doing it twice is
+// harmless (a job already replaced is not running).
+func (c *Cluster) reap(ctx context.Context, self string) error {
+	ws, err := c.workers(ctx)
+	if err != nil {
+		return err
+	}
+	var dead []WorkerInfo
+	for _, w := range ws {
+		if !w.Alive && w.ID != self && (w.State == workerAlive || w.State == workerDraining) {
+			dead = append(dead, w)
+		}
+	}
+	if len(dead) == 0 {
+		return nil
+	}
+	jobs, err := c.q.running(ctx)
+	if err != nil {
+		return err
+	}
+	for _, d := range dead {
+		var mine = jobs[:0:0]
+		for _, j := range jobs {
+			if n := len(j.AttemptedBy); n > 0 && j.AttemptedBy[n-1] == d.ID {
+				mine = append(mine, j)
+			}
+		}
+		why := fmt.Sprintf("worker %s died (%s); its runs were handed on by %s", d.ID, d.Why, self)
+		ids, err := c.q.replace(ctx, mine, why)
+		if err != nil {
+			return err
+		}
+		d.State, d.Alive = workerDead, false
+		d.Why = fmt.Sprintf("%s; taken for dead by %s at %s", d.Why, self, time.Now().UTC().Format(time.RFC3339Nano))
+		b, _ := json.Marshal(d)
+		if err := c.rt.Store.SetLabel(ctx, d.Session, LabelWorker, string(b)); err != nil {
+			return err
+		}
+		_ = store.MoveTo(ctx, c.rt.Store, d.Session, store.StatusFailed)
+		c.log.Warn("worker dead; runs handed on", "worker", d.ID, "why", d.Why, "jobs", len(mine), "new", ids)
+	}
+	return nil
+}
+
+// reroute routes the runs waiting for a worker that admits them
+// (unroutable) when one has come, and enqueues again runs queued for a
+// while without a live job (a submitter that died between committing a run
+// and enqueueing it): inserting is unique per run, so a run that has a job
+// keeps just that one.
+func (c *Cluster) reroute(ctx context.Context) error {
+	st := c.rt.Store
+	waiting, err := st.List(ctx, store.Filter{Labels: map[string]string{LabelState: string(StateUnroutable)}, Limit: 200})
+	if err != nil {
+		return err
+	}
+	var live []WorkerInfo
+	if len(waiting) > 0 {
+		if live, err = c.live(ctx, &c.cache); err != nil {
+			return err
+		}
+	}
+	pools := poolsOf(live)
+	for _, info := range waiting {
+		run, err := runOf(info)
+		if err != nil || info.Labels[LabelCancel] != "" {
+			continue
+		}
+		r := decide(pools, run.Workflow, run.Revision, run.Needs)
+		if r.Queue == "" {
+			continue
+		}
+		if err := c.routeWaiting(ctx, run, r); err != nil {
+			return err
+		}
+	}
+	stale, err := st.List(ctx, store.Filter{Labels: map[string]string{LabelState: string(StateQueued)}, Until: time.Now().Add(-30 * time.Second), Limit: 200})
+	if err != nil {
+		return err
+	}
+	for _, info := range stale {
+		run, err := runOf(info)
+		if err != nil || time.Since(run.Since) < 30*time.Second || run.Pool == "" {
+			continue
+		}
+		if _, err := c.q.insert(ctx, string(run.ID), run.Pool); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// routeWaiting routes an unroutable run: the decision goes on its input if
+// it never ran (nothing derives from the input yet), else on its ledger.
+func (c *Cluster) routeWaiting(ctx context.Context, run *Run, r routing) error {
+	st := c.rt.Store
+	epoch, err := st.Advance(ctx, run.ID)
+	if err != nil {
+		return err
+	}
+	fctx := store.WithFence(ctx, store.Fence{Session: run.ID, Epoch: epoch})
+	ch := r.chunk("cluster.route")
+	if run.Slices == 0 {
+		in, err := st.Load(fctx, run.ID)
+		if err != nil {
+			return err
+		}
+		if err := st.Commit(fctx, in.Append(ch), in.Head()); err != nil {
+			return err
+		}
+	} else if err := c.record(fctx, run, ch); err != nil {
+		return err
+	}
+	run.Pool, run.Why = r.Queue, r.Reason
+	if err := run.move(fctx, st, StateQueued); err != nil {
+		return err
+	}
+	_, err = c.enqueue(fctx, run.ID, r.Queue)
+	return err
+}

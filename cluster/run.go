@@ -1,0 +1,134 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+)
+
+// State is where a run is.
+type State string
+
+// The states of a run.
+const (
+	// Queued: a job waits in its pool's queue.
+	StateQueued State = "queued"
+	// Unroutable: no live worker offers what the run needs (or serves its
+	// revision); the cluster routes it again as workers come.
+	StateUnroutable State = "unroutable"
+	// Running: a worker holds a slice of it.
+	StateRunning State = "running"
+	// WaitingApproval: an approval gate waits for a human (Approve).
+	StateWaitingApproval State = "waiting_approval"
+	// NeedsReview: a call's effect is unknown after its worker died
+	// (Review).
+	StateNeedsReview State = "needs_review"
+	// Cancelling: a cancel was asked for; the worker holding it stops it.
+	StateCancelling State = "cancelling"
+	StateCancelled  State = "cancelled"
+	StateFailed     State = "failed"
+	StateDone       State = "done"
+)
+
+// Final reports whether a run in state s is over.
+func (s State) Final() bool { return s == StateCancelled || s == StateFailed || s == StateDone }
+
+// Labels the cluster keeps on a run's input session.
+const (
+	// LabelState holds the run's State (so the store can list by state).
+	LabelState = "rath.cluster.state"
+	// LabelRun holds the run's Run record as JSON.
+	LabelRun = "rath.cluster.run"
+	// LabelKind marks the cluster's own sessions: "run", "worker", "ledger".
+	LabelKind = "rath.cluster.kind"
+	// LabelLedger names, on a ledger session, the run it records.
+	LabelLedger = "rath.cluster.ledger"
+)
+
+// Run is a run's record: what Status reports of it.
+type Run struct {
+	ID       session.ID        `json:"id"`
+	Workflow string            `json:"workflow"`
+	State    State             `json:"state"`
+	Needs    map[string]string `json:"needs,omitempty"`
+	// Input is the input text the run was submitted with, if any: each
+	// slice builds the workflow with it.
+	Input *string `json:"input,omitempty"`
+	// Pool is the queue the run is routed to; Why says why (or why it is
+	// unroutable).
+	Pool string `json:"pool,omitempty"`
+	Why  string `json:"why,omitempty"`
+	// Revision is the workflow revision the run started on.
+	Revision string `json:"revision,omitempty"`
+	// Worker holds the run (running) or last held it, since Since.
+	Worker string    `json:"worker,omitempty"`
+	Since  time.Time `json:"since"`
+	Epoch  int64     `json:"epoch,omitempty"`
+	Slices int       `json:"slices,omitempty"`
+	Job    int64     `json:"job,omitempty"`
+	// Ledger is the session of the run's routing and takeover decisions.
+	Ledger session.ID `json:"ledger,omitempty"`
+	// Output is the run's output session once it is done (or the paused
+	// session waiting for approval).
+	Output session.ID `json:"output,omitempty"`
+	// Review is the unsettled calls of a run in needs_review.
+	Review *agent.Unsettled `json:"review,omitempty"`
+	// Pinned says why the run can only continue on Host.
+	Pinned string `json:"pinned,omitempty"`
+	Host   string `json:"host,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Cancel is who asked for a cancel, and why.
+	Cancel string `json:"cancel,omitempty"`
+}
+
+// loadRun reads a run's record from its input session's labels.
+func loadRun(ctx context.Context, st store.Store, id session.ID) (*Run, error) {
+	info, err := st.Info(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return runOf(info)
+}
+
+// ErrNotARun: a session is not a cluster run's input.
+var ErrNotARun = fmt.Errorf("cluster: not a cluster run")
+
+func runOf(info store.Info) (*Run, error) {
+	raw := info.Labels[LabelRun]
+	if raw == "" {
+		return nil, fmt.Errorf("%w: session %s", ErrNotARun, info.ID)
+	}
+	var r Run
+	if err := json.Unmarshal([]byte(raw), &r); err != nil {
+		return nil, fmt.Errorf("cluster: run %s: its record is malformed: %w", info.ID, err)
+	}
+	r.State = State(info.Labels[LabelState])
+	r.Epoch = info.Epoch
+	return &r, nil
+}
+
+// save writes the run's record and state (under ctx's fence, if any).
+func (r *Run) save(ctx context.Context, st store.Store) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if err := st.SetLabel(ctx, r.ID, LabelRun, string(b)); err != nil {
+		return fmt.Errorf("cluster: run %s: %w", r.ID, err)
+	}
+	if err := st.SetLabel(ctx, r.ID, LabelState, string(r.State)); err != nil {
+		return fmt.Errorf("cluster: run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// move sets the run's state (and since) and saves it.
+func (r *Run) move(ctx context.Context, st store.Store, to State) error {
+	r.State, r.Since = to, time.Now().UTC()
+	return r.save(ctx, st)
+}

@@ -1,0 +1,242 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/openrath/rath"
+	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/flow"
+	"github.com/openrath/rath/replay"
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+)
+
+// gate bounds a slice: the first live model call always runs; later ones
+// until the step or time budget is spent or the worker drains.
+type gate struct {
+	n        atomic.Int64
+	max      int64
+	deadline time.Time
+	drain    *atomic.Bool
+}
+
+func (g *gate) more() bool {
+	k := g.n.Add(1)
+	if k == 1 {
+		return true
+	}
+	return !g.drain.Load() && k <= g.max && time.Now().Before(g.deadline)
+}
+
+// hostLocal are the sandbox backends whose workspaces live on one host.
+var hostLocal = map[string]bool{"local": true, "bwrap": true, "docker": true}
+
+// work runs one slice of a run: it takes the run (a new fencing epoch),
+// records who took it and why when the worker changes, resumes the run from
+// its committed steps until the slice ends, and settles what came of it.
+func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session.ID) error {
+	st := w.c.rt.Store
+	run, err := loadRun(ctx, st, id)
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, ErrNotARun) {
+		return river.JobCancel(err)
+	}
+	if err != nil {
+		return err // the store: River retries later
+	}
+	if run.State.Final() {
+		return nil
+	}
+	if info, err := st.Info(ctx, id); err == nil && info.Labels[LabelCancel] == "requested" {
+		return river.JobCancel(w.c.finishCancel(ctx, run, info.Labels[LabelCancelBy]))
+	}
+	wf, err := rath.LookupWorkflow(run.Workflow)
+	if err != nil {
+		return river.JobCancel(err)
+	}
+	rev := Revision(wf)
+	if run.Revision != "" && run.Revision != rev {
+		// Routing sends a run only to workers of its revision; a worker of
+		// another build sharing the pool leaves it to them.
+		return river.JobSnooze(time.Second)
+	}
+	if run.Host != "" && run.Host != w.c.host {
+		return river.JobSnooze(2 * time.Second)
+	}
+
+	epoch, err := st.Advance(ctx, id)
+	if err != nil {
+		return err
+	}
+	fctx := store.WithFence(ctx, store.Fence{Session: id, Epoch: epoch})
+	why := w.takeReason(run)
+	prev := run.Worker
+	run.Worker, run.Pool, run.Slices, run.Error = w.info.ID, queue, run.Slices+1, ""
+	if run.Revision == "" {
+		run.Revision = rev
+	}
+	if err := w.pin(ctx, run); err != nil {
+		return err
+	}
+	if prev != w.info.ID || why != "" {
+		if why == "" {
+			why = "continues the run"
+		}
+		ch := session.Of(&session.Decision{Selector: "cluster.worker",
+			Candidates: []session.Candidate{{Name: w.info.ID, Description: fmt.Sprintf("host %s pid %d, pool %s", w.info.Host, w.info.PID, queue)}},
+			Choice:     w.info.ID, Reason: fmt.Sprintf("%s %s at epoch %d (slice %d, revision %s)", w.info.ID, why, epoch, run.Slices, run.Revision)}).
+			WithTier(session.TierDurable)
+		if err := w.c.record(fctx, run, ch); err != nil {
+			return w.lost(err)
+		}
+	}
+	if err := run.move(fctx, st, StateRunning); err != nil {
+		return w.lost(err)
+	}
+	if err := w.c.setJob(fctx, id, jobID); err != nil {
+		return w.lost(err)
+	}
+
+	sctx, cancel := context.WithCancel(fctx)
+	h := &hold{cancel: cancel}
+	w.mu.Lock()
+	w.held[id] = h
+	w.mu.Unlock()
+	defer func() {
+		cancel()
+		w.mu.Lock()
+		delete(w.held, id)
+		w.mu.Unlock()
+	}()
+	g := &gate{max: int64(w.c.opts.SliceSteps), deadline: time.Now().Add(w.c.opts.SliceTime), drain: &w.draining}
+	sctx = agent.WithSlice(agent.WithReview(sctx), g.more)
+	bctx := sctx
+	if run.Input != nil {
+		bctx = rath.WithInput(sctx, *run.Input)
+	}
+	m, _, err := wf.Build(bctx, w.c.rt)
+	if err != nil {
+		return w.c.fail(fctx, run, nil, fmt.Errorf("build %s: %w", run.Workflow, err))
+	}
+	out, err := replay.Resume(sctx, m, st, id)
+	if h.cancelled.Load() {
+		info, _ := st.Info(context.WithoutCancel(ctx), id)
+		return river.JobCancel(w.c.finishCancel(context.WithoutCancel(fctx), run, info.Labels[LabelCancelBy]))
+	}
+	return w.settle(ctx, fctx, run, out, err)
+}
+
+// takeReason says why this worker takes the run, when it is news: the
+// first slice, a takeover from a dead worker, a continuation after a
+// person's verdict.
+func (w *Worker) takeReason(run *Run) string {
+	switch {
+	case run.Slices == 0:
+		return "starts the run"
+	case run.State == StateRunning && run.Worker != w.info.ID:
+		return "takes the run over from " + run.Worker + " (it stopped answering)"
+	case run.Worker != w.info.ID:
+		return "continues the run after " + run.Worker
+	}
+	return ""
+}
+
+// pin notes, on its first slice, a run placed on a host-local sandbox: its
+// workspace lives on this host, so only workers here continue it.
+func (w *Worker) pin(ctx context.Context, run *Run) error {
+	if run.Slices != 1 {
+		return nil
+	}
+	tail, err := w.c.rt.Store.Load(ctx, run.ID)
+	if err != nil {
+		return err
+	}
+	if b := tail.Placement().Backend; hostLocal[b] {
+		run.Host = w.c.host
+		run.Pinned = fmt.Sprintf("placed on the host-local sandbox %q: its workspace lives on host %s", b, w.c.host)
+	}
+	return nil
+}
+
+// lost turns a fenced-out write into a retryable error: a newer owner
+// holds the run, and this job (already finalized by whoever replaced it)
+// must not complete it.
+func (w *Worker) lost(err error) error {
+	if errors.Is(err, store.ErrConflict) {
+		w.c.log.Warn("fenced out: another worker holds the run", "worker", w.info.ID, "err", err)
+	}
+	return err
+}
+
+// settle records what a slice came to and tells River what to do with the
+// job.
+func (w *Worker) settle(ctx, fctx context.Context, run *Run, out *session.Session, err error) error {
+	st := w.c.rt.Store
+	var u *agent.Unsettled
+	switch {
+	case err == nil:
+		run.Output = out.ID()
+		if lerr := st.SetLabel(fctx, out.ID(), rath.WorkflowLabel, run.Workflow); lerr != nil {
+			return w.lost(lerr)
+		}
+		if serr := store.MoveTo(fctx, st, out.ID(), store.StatusClosed); serr != nil {
+			return w.lost(serr)
+		}
+		if merr := run.move(fctx, st, StateDone); merr != nil {
+			return w.lost(merr)
+		}
+		w.c.log.Info("run done", "run", run.ID, "worker", w.info.ID, "output", out.ID())
+		return nil
+	case agent.Yielded(err):
+		if merr := run.move(fctx, st, StateQueued); merr != nil {
+			return w.lost(merr)
+		}
+		return river.JobSnooze(0)
+	case errors.As(err, &u):
+		run.Review = u
+		if merr := run.move(fctx, st, StateNeedsReview); merr != nil {
+			return w.lost(merr)
+		}
+		w.c.log.Warn("run needs review", "run", run.ID, "err", err)
+		return nil
+	case errors.Is(err, flow.ErrPaused) || errors.Is(err, agent.ErrPaused):
+		if out != nil {
+			run.Output = out.ID()
+		}
+		run.Error = err.Error()
+		if merr := run.move(fctx, st, StateWaitingApproval); merr != nil {
+			return w.lost(merr)
+		}
+		return nil
+	case errors.Is(err, store.ErrConflict):
+		return w.lost(err)
+	case ctx.Err() != nil:
+		// The worker is stopping hard: the run goes back to the queue.
+		return river.JobSnooze(0)
+	}
+	if _, perr := st.Info(ctx, run.ID); perr != nil {
+		// The store is away: the run is not failed, it waits for it.
+		return fmt.Errorf("cluster: run %s: %w (store: %v)", run.ID, err, perr)
+	}
+	return w.c.fail(fctx, run, out, err)
+}
+
+// fail marks the run failed: its workflow ended with err.
+func (c *Cluster) fail(ctx context.Context, run *Run, out *session.Session, err error) error {
+	run.Error = err.Error()
+	if out != nil {
+		run.Output = out.ID()
+		_ = c.rt.Store.SetLabel(ctx, out.ID(), rath.WorkflowLabel, run.Workflow)
+		_ = store.MoveTo(ctx, c.rt.Store, out.ID(), store.StatusFailed)
+	}
+	if merr := run.move(ctx, c.rt.Store, StateFailed); merr != nil {
+		return merr
+	}
+	c.log.Warn("run failed", "run", run.ID, "err", err)
+	return nil
+}

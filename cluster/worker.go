@@ -1,0 +1,264 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/openrath/rath"
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+)
+
+// WorkerOptions configure a worker.
+type WorkerOptions struct {
+	// ID names the worker (default host-pid).
+	ID string
+	// Concurrency is how many runs it works at once (default 16).
+	Concurrency int
+	// Offers are what it offers runs' needs: gpu=1, region=eu,
+	// sandbox=bwrap|docker...
+	Offers map[string]string
+	// Workflows it serves (default: every registered one).
+	Workflows []string
+}
+
+// Worker works the cluster's runs in one process.
+type Worker struct {
+	c    *Cluster
+	q    queue
+	info WorkerInfo
+
+	mu        sync.Mutex
+	held      map[session.ID]*hold
+	draining  atomic.Bool
+	ready     atomic.Bool
+	storeDown atomic.Bool
+}
+
+// hold is a run a worker is working: how to stop it.
+type hold struct {
+	cancel    context.CancelFunc
+	cancelled atomic.Bool // stopped by a cancel request
+}
+
+// NewWorker registers a worker: its session in the store says who it is,
+// what it offers and serves; its River client works its pool's queue.
+func (c *Cluster) NewWorker(ctx context.Context, o WorkerOptions) (*Worker, error) {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 16
+	}
+	if o.ID == "" {
+		o.ID = fmt.Sprintf("%s-%d", c.host, os.Getpid())
+	}
+	serves, err := servedRevisions(o.Workflows)
+	if err != nil {
+		return nil, err
+	}
+	if o.Offers == nil {
+		o.Offers = map[string]string{}
+	}
+	w := &Worker{c: c, held: map[session.ID]*hold{}}
+	w.info = WorkerInfo{ID: o.ID, Host: c.host, PID: os.Getpid(), Offers: maps.Clone(o.Offers), Serves: serves,
+		Concurrency: o.Concurrency, Started: time.Now().UTC(), State: workerAlive}
+	w.info.Pool = queueName(poolKey(o.Offers, serves))
+	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, &runWorker{w: w}); err != nil {
+		return nil, err
+	}
+	cfg := c.riverConfig(workers, o.ID, o.Concurrency)
+	cfg.Queues = map[string]river.QueueConfig{w.info.Pool: {MaxWorkers: o.Concurrency}}
+	q, err := c.openQueue(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	w.q = q
+	if err := w.register(ctx); err != nil {
+		q.close()
+		return nil, err
+	}
+	return w, nil
+}
+
+func servedRevisions(names []string) ([]string, error) {
+	var serves []string
+	if len(names) == 0 {
+		for _, wf := range rath.Workflows() {
+			serves = append(serves, Revision(wf))
+		}
+		return serves, nil
+	}
+	for _, n := range names {
+		wf, err := rath.LookupWorkflow(n)
+		if err != nil {
+			return nil, err
+		}
+		serves = append(serves, Revision(wf))
+	}
+	slices.Sort(serves)
+	return serves, nil
+}
+
+// Info returns what the worker says of itself.
+func (w *Worker) Info() WorkerInfo {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	info := w.info
+	info.Runs = slices.Collect(maps.Keys(w.held))
+	slices.Sort(info.Runs)
+	return info
+}
+
+// register commits the worker's session and its first heartbeat.
+func (w *Worker) register(ctx context.Context) error {
+	st := w.c.rt.Store
+	s := session.New().Append(session.Note(fmt.Sprintf("worker %s on %s (pid %d): pool %s, offers %s, serves %v",
+		w.info.ID, w.info.Host, w.info.PID, w.info.Pool, canon(w.info.Offers), w.info.Serves)))
+	if err := st.Commit(ctx, s, ""); err != nil {
+		return fmt.Errorf("cluster: register worker %s: %w", w.info.ID, err)
+	}
+	w.info.Session = s.ID()
+	if err := st.SetLabel(ctx, s.ID(), LabelKind, "worker"); err != nil {
+		return err
+	}
+	if err := store.MoveTo(ctx, st, s.ID(), store.StatusActive); err != nil {
+		return err
+	}
+	return w.beat(ctx)
+}
+
+// beat writes the worker's info with the time: it is alive.
+func (w *Worker) beat(ctx context.Context) error {
+	w.mu.Lock()
+	w.info.Beat = time.Now().UTC()
+	w.mu.Unlock()
+	b, err := json.Marshal(w.Info())
+	if err != nil {
+		return err
+	}
+	return w.c.rt.Store.SetLabel(ctx, w.info.Session, LabelWorker, string(b))
+}
+
+// Run works runs until ctx ends, then drains: running slices stop at their
+// next step boundary and hand their runs back, and Run returns nil once
+// they have (or ctx for the drain, stop, ends).
+func (w *Worker) Run(ctx context.Context) error {
+	if err := w.q.start(context.WithoutCancel(ctx)); err != nil {
+		w.setState(context.WithoutCancel(ctx), workerStopped)
+		return fmt.Errorf("cluster: worker %s: start: %w", w.info.ID, err)
+	}
+	w.ready.Store(true)
+	w.c.log.Info("worker started", "worker", w.info.ID, "pool", w.info.Pool, "offers", canon(w.info.Offers), "serves", w.info.Serves)
+	loopDone := make(chan struct{})
+	lctx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
+	go func() { defer close(loopDone); w.loop(lctx) }()
+	<-ctx.Done()
+	w.c.log.Info("worker draining", "worker", w.info.ID)
+	w.draining.Store(true)
+	w.setState(lctx, workerDraining)
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	err := w.q.stop(stopCtx)
+	stopLoop()
+	<-loopDone
+	w.ready.Store(false)
+	w.setState(context.WithoutCancel(ctx), workerStopped)
+	_ = store.MoveTo(context.WithoutCancel(ctx), w.c.rt.Store, w.info.Session, store.StatusClosed)
+	w.c.log.Info("worker stopped", "worker", w.info.ID)
+	return err
+}
+
+func (w *Worker) setState(ctx context.Context, s string) {
+	w.mu.Lock()
+	w.info.State = s
+	w.mu.Unlock()
+	if err := w.beat(ctx); err != nil {
+		w.c.log.Warn("worker state", "worker", w.info.ID, "state", s, "err", err)
+	}
+}
+
+// Close releases the worker's River client.
+func (w *Worker) Close() error { return w.q.close() }
+
+// Ready reports whether the worker works and reaches its store.
+func (w *Worker) Ready() bool { return w.ready.Load() && !w.storeDown.Load() }
+
+// loop beats, hands dead peers' runs on, stops cancelled runs, and routes
+// runs that were waiting for a worker, until ctx ends.
+func (w *Worker) loop(ctx context.Context) {
+	t := time.NewTicker(w.c.opts.Heartbeat)
+	defer t.Stop()
+	for n := 0; ; n++ {
+		if err := w.tick(ctx, n); err != nil && ctx.Err() == nil {
+			if !w.storeDown.Swap(true) {
+				w.c.log.Warn("store unreachable; retrying", "worker", w.info.ID, "err", err)
+			}
+		} else if w.storeDown.Swap(false) {
+			w.c.log.Info("store reachable again", "worker", w.info.ID)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (w *Worker) tick(ctx context.Context, n int) error {
+	if err := w.beat(ctx); err != nil {
+		return err
+	}
+	if err := w.c.reap(ctx, w.info.ID); err != nil {
+		return err
+	}
+	if err := w.cancels(ctx); err != nil {
+		return err
+	}
+	if n%5 == 0 {
+		if err := w.c.reroute(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cancels stops the held runs someone asked to cancel.
+func (w *Worker) cancels(ctx context.Context) error {
+	w.mu.Lock()
+	n := len(w.held)
+	w.mu.Unlock()
+	if n == 0 {
+		return nil
+	}
+	infos, err := w.c.rt.Store.List(ctx, store.Filter{Labels: map[string]string{LabelCancel: "requested"}})
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, info := range infos {
+		if h := w.held[info.ID]; h != nil && !h.cancelled.Swap(true) {
+			h.cancel()
+		}
+	}
+	return nil
+}
+
+// runWorker is the River worker of run jobs.
+type runWorker struct {
+	river.WorkerDefaults[RunArgs]
+	w *Worker
+}
+
+// Work implements river.Worker.
+func (rw *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
+	return rw.w.work(ctx, job.ID, job.Queue, session.ID(job.Args.Run))
+}

@@ -1,0 +1,119 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+)
+
+// LabelWorker holds a worker session's WorkerInfo as JSON.
+const LabelWorker = "rath.cluster.worker"
+
+// WorkerInfo is what a worker says of itself, every heartbeat, on its own
+// session in the store.
+type WorkerInfo struct {
+	ID          string            `json:"id"`
+	Session     session.ID        `json:"session"`
+	Host        string            `json:"host"`
+	PID         int               `json:"pid"`
+	Pool        string            `json:"pool"`
+	Offers      map[string]string `json:"offers,omitempty"`
+	Serves      []string          `json:"serves"`
+	Concurrency int               `json:"concurrency"`
+	Started     time.Time         `json:"started"`
+	Beat        time.Time         `json:"beat"`
+	Runs        []session.ID      `json:"runs,omitempty"`
+	// State is what the worker last said: alive, draining or stopped; the
+	// cluster marks it dead when it stops answering.
+	State string `json:"state"`
+	// Alive is computed when read: the worker is working.
+	Alive bool `json:"alive"`
+	// Why says why a worker is taken for dead.
+	Why string `json:"why,omitempty"`
+}
+
+// The states a worker reports.
+const (
+	workerAlive    = "alive"
+	workerDraining = "draining"
+	workerStopped  = "stopped"
+	workerDead     = "dead"
+)
+
+// workers lists the workers the store knows, each with Alive computed.
+func (c *Cluster) workers(ctx context.Context) ([]WorkerInfo, error) {
+	infos, err := c.rt.Store.List(ctx, store.Filter{Labels: map[string]string{LabelKind: "worker"}})
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	out := make([]WorkerInfo, 0, len(infos))
+	for _, info := range infos {
+		var w WorkerInfo
+		if json.Unmarshal([]byte(info.Labels[LabelWorker]), &w) != nil {
+			continue
+		}
+		w.Alive, w.Why = c.alive(w, now)
+		out = append(out, w)
+	}
+	slices.SortFunc(out, func(a, b WorkerInfo) int { return a.Started.Compare(b.Started) })
+	return out, nil
+}
+
+// alive decides whether w works: it said so within DeadAfter and, on this
+// host, its process exists.
+func (c *Cluster) alive(w WorkerInfo, now time.Time) (bool, string) {
+	switch w.State {
+	case workerStopped:
+		return false, "stopped"
+	case workerDead:
+		return false, w.Why
+	}
+	if w.Host == c.host && w.PID > 0 && !processExists(w.PID) {
+		return false, "its process is gone"
+	}
+	if silent := now.Sub(w.Beat); silent > c.opts.DeadAfter {
+		return false, "silent for " + silent.Round(time.Millisecond).String()
+	}
+	return true, ""
+}
+
+func processExists(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// liveCache keeps the live workers for a moment, so that submitting many
+// runs does not list workers once each.
+type liveCache struct {
+	mu   sync.Mutex
+	at   time.Time
+	list []WorkerInfo
+}
+
+func (c *Cluster) live(ctx context.Context, cache *liveCache) ([]WorkerInfo, error) {
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	if time.Since(cache.at) < c.opts.Heartbeat/2 && cache.list != nil {
+		return cache.list, nil
+	}
+	ws, err := c.workers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	live := ws[:0]
+	for _, w := range ws {
+		if w.Alive && w.State == workerAlive {
+			live = append(live, w)
+		}
+	}
+	cache.list, cache.at = live, time.Now()
+	return live, nil
+}
