@@ -48,7 +48,7 @@ func (r *run) pause(calls []session.ToolCall) {
 		r.yield(Event{Kind: Done, Session: r.s}, err)
 		return
 	}
-	if st := r.a.cfg.Store; st != nil {
+	if st := r.store(); st != nil {
 		if err := store.MoveTo(ctx, st, r.s.ID(), store.StatusPaused); err != nil {
 			r.yield(Event{Kind: Done, Session: r.s}, err)
 			return

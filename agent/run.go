@@ -9,6 +9,7 @@ import (
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 	"github.com/openrath/rath/tool"
 )
 
@@ -143,7 +144,7 @@ func (r *run) steps(first int) {
 		// Calls to tools that must not run twice are durable before they
 		// run: a run cut short meanwhile is resumed knowing the call was
 		// made (an idempotent tool is simply run again).
-		if r.a.cfg.Store != nil && !r.allIdempotent(resp.ToolCalls) {
+		if r.store() != nil && !r.allIdempotent(resp.ToolCalls) {
 			if err := r.commit(r.ctx); err != nil {
 				r.yield(Event{Kind: Done, Session: r.s}, err)
 				return
@@ -278,7 +279,7 @@ func responseOf(mc *session.ModelCall) *model.Response {
 
 // commit stores the session if the agent has a store and it changed.
 func (r *run) commit(ctx context.Context) error {
-	st := r.a.cfg.Store
+	st := r.store()
 	if st == nil || r.s.Head() == r.stored || storeOff(r.ctx) {
 		return nil
 	}
@@ -309,4 +310,14 @@ func (r *run) allIdempotent(calls []session.ToolCall) bool {
 		}
 	}
 	return true
+}
+
+// store is where the run commits: the agent's own store, else the store of
+// the workflow run it belongs to (durable by default: a workflow run with a
+// store commits every step of its agents).
+func (r *run) store() store.Store {
+	if st := r.a.cfg.Store; st != nil {
+		return st
+	}
+	return RunStore(r.ctx)
 }

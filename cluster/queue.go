@@ -34,6 +34,8 @@ type queue interface {
 	// cancel cancels a job (a running one's context where its client can be
 	// reached).
 	cancel(ctx context.Context, id int64) error
+	// live reports whether job id exists and is not finalized.
+	live(ctx context.Context, id int64) (bool, error)
 	// running lists the running run jobs.
 	running(ctx context.Context) ([]*rivertype.JobRow, error)
 	// start starts working the client's queues; stop drains.
@@ -72,14 +74,11 @@ func (q *rq[TTx]) insert(ctx context.Context, run, queue string) (int64, error) 
 }
 
 func insertOpts(queue string) *river.InsertOpts {
-	// A run has one live job at a time; its slices snooze (no attempt
-	// spent), and real retries are for the database going away.
-	// Unique by run among live jobs: enqueueing a run that has a job
-	// already (a retried submit, the cluster's repair of a run left queued
-	// without one) is a no-op.
-	return &river.InsertOpts{Queue: queue, MaxAttempts: 1000, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
-		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-		rivertype.JobStateRetryable, rivertype.JobStateScheduled}}}
+	// A run has one live job at a time: whoever inserts one (submit, a
+	// verdict, the replacement of a dead worker's job, the repair of a run
+	// left without one) does so when the run has none. Its slices snooze
+	// (no attempt spent); real retries are for the database going away.
+	return &river.InsertOpts{Queue: queue, MaxAttempts: 1000}
 }
 
 func (q *rq[TTx]) replace(ctx context.Context, jobs []*rivertype.JobRow, why string) ([]int64, error) {
@@ -129,6 +128,17 @@ func (q *rq[TTx]) cancel(ctx context.Context, id int64) error {
 		return nil
 	}
 	return err
+}
+
+func (q *rq[TTx]) live(ctx context.Context, id int64) (bool, error) {
+	j, err := q.client.JobGet(ctx, id)
+	if errors.Is(err, river.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return j.FinalizedAt == nil, nil
 }
 
 func (q *rq[TTx]) running(ctx context.Context) ([]*rivertype.JobRow, error) {

@@ -59,8 +59,7 @@ func (c *Cluster) reap(ctx context.Context, self string) error {
 // reroute routes the runs waiting for a worker that admits them
 // (unroutable) when one has come, and enqueues again runs queued for a
 // while without a live job (a submitter that died between committing a run
-// and enqueueing it): inserting is unique per run, so a run that has a job
-// keeps just that one.
+// and enqueueing it).
 func (c *Cluster) reroute(ctx context.Context) error {
 	st := c.rt.Store
 	waiting, err := st.List(ctx, store.Filter{Labels: map[string]string{LabelState: string(StateUnroutable)}, Limit: 200})
@@ -96,9 +95,15 @@ func (c *Cluster) reroute(ctx context.Context) error {
 		if err != nil || time.Since(run.Since) < 30*time.Second || run.Pool == "" {
 			continue
 		}
-		if _, err := c.q.insert(ctx, string(run.ID), run.Pool); err != nil {
+		if job, ok := jobOf(info); ok {
+			if live, err := c.q.live(ctx, job); err != nil || live {
+				continue
+			}
+		}
+		if _, err := c.enqueue(ctx, run.ID, run.Pool); err != nil {
 			return err
 		}
+		c.log.Warn("run was queued without a job; enqueued it", "run", run.ID)
 	}
 	return nil
 }

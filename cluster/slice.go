@@ -124,9 +124,13 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 		return w.c.fail(fctx, run, nil, fmt.Errorf("build %s: %w", run.Workflow, err))
 	}
 	out, err := replay.Resume(sctx, m, st, id)
-	if h.cancelled.Load() {
-		info, _ := st.Info(context.WithoutCancel(ctx), id)
-		return river.JobCancel(w.c.finishCancel(context.WithoutCancel(fctx), run, info.Labels[LabelCancelBy]))
+	if err != nil || h.cancelled.Load() {
+		// Stopped by a cancel: from this worker's poll of the store, or
+		// from River reaching the job (rath cancel cancels it too).
+		bg := context.WithoutCancel(ctx)
+		if info, ierr := st.Info(bg, id); ierr == nil && info.Labels[LabelCancel] == "requested" {
+			return river.JobCancel(w.c.finishCancel(context.WithoutCancel(fctx), run, info.Labels[LabelCancelBy]))
+		}
 	}
 	return w.settle(ctx, fctx, run, out, err)
 }

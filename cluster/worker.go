@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -260,5 +261,10 @@ type runWorker struct {
 
 // Work implements river.Worker.
 func (rw *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
-	return rw.w.work(ctx, job.ID, job.Queue, session.ID(job.Args.Run))
+	err := rw.w.work(ctx, job.ID, job.Queue, session.ID(job.Args.Run))
+	var snooze *river.JobSnoozeError
+	if err != nil && !errors.As(err, &snooze) {
+		rw.w.c.log.Warn("slice ended with an error", "worker", rw.w.info.ID, "run", job.Args.Run, "job", job.ID, "err", err)
+	}
+	return err
 }

@@ -65,7 +65,7 @@ func Build(ctx context.Context, rt *rath.Runtime) (flow.Module, *session.Session
 	if err != nil {
 		return nil, nil, err
 	}
-	second, err := newAgent("after", cfg, cfg.Steps-cfg.Steps/2, log)
+	second, err := newAgent("after", cfg, cfg.Steps, log) // goes on to steps results in all
 	if err != nil {
 		return nil, nil, err
 	}
@@ -97,7 +97,8 @@ func newAgent(name string, cfg Config, steps int, log string) (*agent.Agent, err
 }
 
 // stepper is the scripted model: it calls record_effect until the
-// transcript holds steps results, then answers. What it says depends on
+// transcript holds steps results (the run's, earlier agents' included),
+// then answers. What it says depends on
 // the transcript alone, so a resumed run asks it the same questions.
 func stepper(steps int, latency time.Duration) model.Model {
 	return scripted.Func(func(ctx context.Context, req *model.Request) (model.Response, error) {

@@ -1,0 +1,285 @@
+package cluster_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/openrath/rath/cluster"
+	"github.com/openrath/rath/session"
+)
+
+// A run submitted from one process is routed by its needs to the only
+// pool that offers them, worked by a worker process, and its routing and
+// the worker that took it are decision chunks.
+func TestSubmitRoutesByNeeds(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.worker("plain")
+		e.worker("gpu", "--offers", "gpu=1,region=eu|us")
+		id := e.submit(`{"steps":3,"latency_ms":5,"idempotent":true}`, "--needs", "gpu=1,region=us")
+		r := e.waitState(id, cluster.StateDone, 30*time.Second)
+		if r.Worker != "gpu" {
+			t.Fatalf("run went to %s, not gpu", r.Worker)
+		}
+		e.exactlyOnce(id, 3)
+		e.verify(id)
+		_, history, err := e.cl.RunStatus(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var route, took *session.Decision
+		for _, c := range history {
+			switch c.Decision.Selector {
+			case "cluster.route":
+				route = c.Decision
+			case "cluster.worker":
+				took = c.Decision
+			}
+		}
+		if route == nil || !strings.Contains(route.Reason, "gpu=1") || len(route.Candidates) != 2 || !strings.Contains(route.Reason, "does not offer gpu=1") {
+			t.Fatalf("routing decision: %+v", route)
+		}
+		if took == nil || took.Choice != "gpu" || !strings.Contains(took.Reason, "starts the run") {
+			t.Fatalf("worker decision: %+v", took)
+		}
+		// rath show of the run shows the routing decision on its input.
+		out, _, code := e.rath("show", string(id))
+		if code != 0 || !strings.Contains(out, "decision") {
+			t.Fatalf("show: %d\n%s", code, out)
+		}
+	})
+}
+
+// A run no live worker can take is unroutable, says why, and is routed
+// once a worker that offers its needs starts.
+func TestUnroutableUntilAWorkerOffers(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.worker("plain")
+		id := e.submit(`{"steps":2,"latency_ms":1,"idempotent":true}`, "--needs", "region=mars")
+		r := e.waitState(id, cluster.StateUnroutable, 10*time.Second)
+		if !strings.Contains(r.Why, "does not offer region=mars") {
+			t.Fatalf("why: %s", r.Why)
+		}
+		out, _, code := e.rath("status")
+		if code != 0 || !strings.Contains(out, "unroutable") || !strings.Contains(out, "region=mars") {
+			t.Fatalf("status (%d):\n%s", code, out)
+		}
+		e.worker("mars", "--offers", "region=mars")
+		r = e.waitState(id, cluster.StateDone, 30*time.Second)
+		if r.Worker != "mars" {
+			t.Fatalf("worked by %s", r.Worker)
+		}
+	})
+}
+
+// An approval gate frees the worker; the verdict from another process
+// continues the run; a denial ends it failed.
+func TestApproveFromAnotherProcess(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.worker("w1")
+		yes := e.submit(`{"steps":4,"latency_ms":1,"idempotent":true,"approval":true}`)
+		no := e.submit(`{"steps":4,"latency_ms":1,"idempotent":true,"approval":true}`)
+		e.waitState(yes, cluster.StateWaitingApproval, 30*time.Second)
+		e.waitState(no, cluster.StateWaitingApproval, 30*time.Second)
+		out, _, code := e.rath("pending")
+		if code != 0 || !strings.Contains(out, string(yes)) || !strings.Contains(out, "waiting_approval") {
+			t.Fatalf("pending (%d):\n%s", code, out)
+		}
+		// Waiting runs free their worker (its next heartbeat says so).
+		e.waitFor("the worker to hold no run", 5*time.Second, func() bool { return e.worker1Runs() == 0 })
+		if _, errOut, code := e.rath("approve", string(yes), "--by", "ann", "--reason", "looks right"); code != 0 {
+			t.Fatalf("approve: %d %s", code, errOut)
+		}
+		if _, errOut, code := e.rath("approve", string(no), "--deny", "--by", "bob", "--reason", "not now"); code != 0 {
+			t.Fatalf("deny: %d %s", code, errOut)
+		}
+		r := e.waitState(yes, cluster.StateDone, 30*time.Second)
+		e.exactlyOnce(yes, 4)
+		e.verify(yes)
+		out2, err := e.rt.Store.Load(context.Background(), r.Output)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, c := range out2.All() {
+			if a := c.Approval; a != nil && a.Verdict == session.VerdictApproved && a.By == "ann" && a.Reason == "looks right" {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatal("the output holds no approval chunk by ann")
+		}
+		d := e.waitState(no, cluster.StateFailed, 30*time.Second)
+		if !strings.Contains(d.Error, "rejected") {
+			t.Fatalf("denied run's error: %s", d.Error)
+		}
+		if c := e.effectCounts(); c[string(no)+" 3"] != 0 {
+			t.Fatal("a denied run went on past its gate")
+		}
+		if _, _, code := e.rath("approve", string(yes)); code == 0 {
+			t.Fatal("approving a finished run succeeded")
+		}
+	})
+}
+
+func (e *env) worker1Runs() int {
+	rep, err := e.cl.Status(context.Background(), cluster.StatusOptions{Limit: 1})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	n := 0
+	for _, w := range rep.Workers {
+		n += len(w.Runs)
+	}
+	return n
+}
+
+// Cancel stops a running run on the worker that holds it within a couple
+// of heartbeats, with a lifecycle note saying who and why.
+func TestCancelReachesTheWorker(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.worker("w1")
+		id := e.submit(`{"steps":400,"latency_ms":30,"idempotent":true}`)
+		e.waitFor("some effects", 30*time.Second, func() bool { return len(e.effectCounts()) >= 3 })
+		start := time.Now()
+		if _, errOut, code := e.rath("cancel", string(id), "--by", "carol", "--reason", "wrong input"); code != 0 {
+			t.Fatalf("cancel: %d %s\n%s", code, errOut, e.logs())
+		}
+		took := time.Since(start)
+		r := e.run(id)
+		if r.State != cluster.StateCancelled || !strings.Contains(r.Cancel, "carol: wrong input") {
+			t.Fatalf("after cancel: %+v", r)
+		}
+		t.Logf("cancel took %s", took)
+		n := len(e.effectCounts())
+		time.Sleep(500 * time.Millisecond)
+		if m := len(e.effectCounts()); m != n {
+			t.Fatalf("effects went on after the cancel: %d -> %d", n, m)
+		}
+		_, history, _ := e.cl.RunStatus(context.Background(), id)
+		last := history[len(history)-1]
+		if last.Note == nil || !strings.Contains(last.Note.Text, "cancelled by carol: wrong input") {
+			t.Fatalf("last ledger entry: %+v", last)
+		}
+		if _, _, code := e.rath("cancel", string(id)); code == 0 {
+			t.Fatal("cancelling a cancelled run succeeded")
+		}
+	})
+}
+
+// A worker killed with SIGKILL mid-run loses nothing: another worker takes
+// the run over from its last committed step and no effect is repeated.
+func TestTakeoverAfterSIGKILL(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		a := e.worker("a", "--slice-steps", "1000") // the whole run is one slice on a
+		id := e.submit(`{"steps":60,"latency_ms":20,"idempotent":true}`)
+		e.waitFor("the run on a with effects", 30*time.Second, func() bool {
+			return e.run(id).Worker == "a" && len(e.effectCounts()) >= 5
+		})
+		e.worker("b")
+		a.kill()
+		r := e.waitState(id, cluster.StateDone, 60*time.Second)
+		if r.Worker != "b" {
+			t.Fatalf("finished by %s", r.Worker)
+		}
+		e.exactlyOnce(id, 60)
+		e.verify(id)
+		_, history, _ := e.cl.RunStatus(context.Background(), id)
+		found := false
+		for _, c := range history {
+			if d := c.Decision; d != nil && d.Choice == "b" && strings.Contains(d.Reason, "takes the run over from a") {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("no takeover decision in %v", history)
+		}
+		rep, _ := e.cl.Status(context.Background(), cluster.StatusOptions{})
+		for _, w := range rep.Workers {
+			if w.ID == "a" && (w.Alive || !strings.Contains(w.Why, "process is gone")) {
+				t.Fatalf("worker a: %+v", w)
+			}
+		}
+	})
+}
+
+// SIGTERM drains a worker: it hands its runs back and exits 0; another
+// worker finishes them.
+func TestDrainOnSIGTERM(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		a := e.worker("a")
+		id := e.submit(`{"steps":40,"latency_ms":20,"idempotent":true}`)
+		e.waitFor("effects", 30*time.Second, func() bool { return len(e.effectCounts()) >= 3 })
+		e.worker("b")
+		a.signal(syscall.SIGTERM)
+		select {
+		case err := <-a.done:
+			a.done <- err
+			if err != nil {
+				t.Fatalf("worker a exited with %v\n%s", err, a.out.String())
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("worker a did not drain")
+		}
+		e.waitState(id, cluster.StateDone, 60*time.Second)
+		e.exactlyOnce(id, 40)
+	})
+}
+
+// Bad input gets one clear error and a usage exit code.
+func TestBadInput(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		_, errOut, code := e.rath("submit", "nope")
+		if code != 2 || !strings.Contains(errOut, "unknown workflow") {
+			t.Fatalf("unknown workflow: %d %s", code, errOut)
+		}
+		_, errOut, code = e.rath("submit", "cluster", "--input", "@/no/such/file")
+		if code != 2 || !strings.Contains(errOut, "no such file") {
+			t.Fatalf("missing input file: %d %s", code, errOut)
+		}
+		_, errOut, code = e.rath("submit", "cluster", "--input", "{not json")
+		if code != 1 || !strings.Contains(errOut, "not a JSON config") {
+			t.Fatalf("malformed input: %d %s", code, errOut)
+		}
+		_, errOut, code = e.rath("submit", "hello", "--input", "x")
+		if code != 2 || !strings.Contains(errOut, "takes no input") {
+			t.Fatalf("input to a workflow without: %d %s", code, errOut)
+		}
+		_, errOut, code = e.rath("submit", "cluster", "--needs", "gpu")
+		if code != 2 || !strings.Contains(errOut, "key=value") {
+			t.Fatalf("malformed needs: %d %s", code, errOut)
+		}
+		_, errOut, code = e.rath("review", "ses_01M8836F80XRAF4GCN10KSQ10W", "--happened", "--abort")
+		if code != 2 {
+			t.Fatalf("two review verdicts: %d %s", code, errOut)
+		}
+	})
+}
+
+// The worker answers /health/live and /health/ready.
+func TestWorkerHealth(t *testing.T) {
+	home := t.TempDir()
+	e := newEnv(t, home, "sqlite://"+home+"/rath.db")
+	p := e.worker("w")
+	m := regexp.MustCompile(`health on (http://\S+)/health/ready`).FindStringSubmatch(p.out.String())
+	if m == nil {
+		t.Fatalf("no health address in %q", p.out.String())
+	}
+	for _, path := range []string{"/health/live", "/health/ready"} {
+		resp, err := http.Get(m[1] + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body map[string]string
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %v", path, resp.StatusCode, body)
+		}
+	}
+}
