@@ -22,6 +22,7 @@ type Config struct {
 	LatencyMS  int  `json:"latency_ms"`
 	Idempotent bool `json:"idempotent"`
 	SleepMS    int  `json:"sleep_ms"`
+	SleepOn    int  `json:"sleep_on"` // sleep on this effect only (0: on every one)
 	Approval   bool `json:"approval"`
 }
 

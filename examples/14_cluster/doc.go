@@ -9,13 +9,16 @@
 //	 "latency_ms": 20,      // the scripted model's latency per call
 //	 "idempotent": true,    // the tool dedupes by its idempotency key
 //	 "sleep_ms": 0,         // the tool sleeps this long after its effect
+//	 "sleep_on": 0,         // ...after this effect only (0: after each)
 //	 "approval": false}     // a human approval gate halfway through
 //
 // With "idempotent" the tool writes each call's effect once, keyed by the
 // call's idempotency key, however often a takeover runs it again; without
 // it, a worker killed while the tool runs leaves the run in needs_review
 // for a person to settle (`rath review`). The effect log is
-// $RATH_EFFECT_LOG, or effects.log under the runtime's home.
+// $RATH_EFFECT_LOG, or effects.log under the runtime's home; with
+// $RATH_ATTEMPT_LOG set, every execution of the tool (deduplicated or not)
+// is also noted there with the process id and its start and end, for tests.
 //
 //	rath worker &                      # one or more, on one store
 //	rath submit cluster --input '{"steps":5}' --wait

@@ -23,6 +23,12 @@ func envEffectLog() string { return os.Getenv("RATH_EFFECT_LOG") }
 // log under an exclusive lock. An idempotent tool first looks for its key
 // and writes nothing if the effect is there already.
 func record(ctx context.Context, log string, env tool.Env, in effectArgs, cfg Config) (string, error) {
+	if p := os.Getenv("RATH_ATTEMPT_LOG"); p != "" {
+		start := time.Now().UnixNano()
+		defer func() {
+			_ = appendLine(p, fmt.Sprintf("%s %d %d %d %d", agent.RunID(ctx), in.N, os.Getpid(), start, time.Now().UnixNano()))
+		}()
+	}
 	f, err := os.OpenFile(log, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return "", err
@@ -54,7 +60,7 @@ func record(ctx context.Context, log string, env tool.Env, in effectArgs, cfg Co
 		}
 	}
 	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	if cfg.SleepMS > 0 {
+	if cfg.SleepMS > 0 && (cfg.SleepOn == 0 || cfg.SleepOn == in.N) {
 		select {
 		case <-ctx.Done():
 			return "", ctx.Err()
@@ -65,4 +71,18 @@ func record(ctx context.Context, log string, env tool.Env, in effectArgs, cfg Co
 		return fmt.Sprintf("effect %d was already recorded", in.N), nil
 	}
 	return fmt.Sprintf("effect %d recorded", in.N), nil
+}
+
+// appendLine appends one line to path (RATH_ATTEMPT_LOG: every execution
+// of the tool, for tests that check who ran what when).
+func appendLine(path, line string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(line + "\n"); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
