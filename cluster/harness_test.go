@@ -60,7 +60,7 @@ func backends(t *testing.T, fn func(t *testing.T, e *env)) {
 	})
 }
 
-func freshDB(t *testing.T) string {
+func freshDB(t testing.TB) string {
 	t.Helper()
 	server := os.Getenv("RATH_TEST_POSTGRES")
 	if server == "" {
@@ -79,7 +79,7 @@ func freshDB(t *testing.T) string {
 	return u.String()
 }
 
-func pgAdmin(t *testing.T, dbURL, sql string) {
+func pgAdmin(t testing.TB, dbURL, sql string) {
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
@@ -94,7 +94,7 @@ func pgAdmin(t *testing.T, dbURL, sql string) {
 // env is one cluster under test: a home, a store, worker processes, and
 // an in-test handle for looking at it.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	home    string
 	store   string
 	effects string
@@ -108,7 +108,7 @@ type env struct {
 // Fast settings, so that deaths are noticed in about a second.
 var fast = []string{"--heartbeat", "200ms", "--dead-after", "1500ms", "--poll", "50ms"}
 
-func newEnv(t *testing.T, home, storeURL string) *env {
+func newEnv(t testing.TB, home, storeURL string) *env {
 	e := &env{t: t, home: home, store: storeURL, effects: filepath.Join(home, "effects.log"), workers: map[string]*proc{}}
 	ctx := context.Background()
 	rt, err := rath.Open(ctx, rath.Config{Home: home, Store: storeURL})

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/riverqueue/river/rivertype"
+
 	"github.com/openrath/rath/store"
 )
 
@@ -14,7 +16,10 @@ import (
 // completion by a worker that was only paused touches nothing), and the
 // worker is marked dead. Any live worker may do it; doing it twice is
 // harmless (a job already replaced is not running).
-func (c *Cluster) reap(ctx context.Context, self string) error {
+func (c *Cluster) reap(ctx context.Context, self string, holds func(run string) bool) error {
+	if err := c.unstick(ctx, self, holds); err != nil {
+		return err
+	}
 	ws, err := c.workers(ctx)
 	if err != nil {
 		return err
@@ -134,5 +139,39 @@ func (c *Cluster) routeWaiting(ctx context.Context, run *Run, r routing) error {
 		return err
 	}
 	_, err = c.enqueue(fctx, run.ID, r.Queue)
+	return err
+}
+
+// stuckAfter is how long a job of this worker may stay running in the
+// database without the worker holding its run.
+const stuckAfter = 5 * time.Second
+
+// unstick replaces this worker's own jobs that the database says are
+// running but the worker does not hold: their completion was lost (the
+// database went away as the slice ended), and nobody else would take them
+// while this worker lives.
+func (c *Cluster) unstick(ctx context.Context, self string, holds func(run string) bool) error {
+	jobs, err := c.q.running(ctx)
+	if err != nil {
+		return err
+	}
+	var stuck []*rivertype.JobRow
+	for _, j := range jobs {
+		n := len(j.AttemptedBy)
+		if n == 0 || j.AttemptedBy[n-1] != self || j.AttemptedAt == nil || time.Since(*j.AttemptedAt) < stuckAfter {
+			continue
+		}
+		var a RunArgs
+		if json.Unmarshal(j.EncodedArgs, &a) == nil && !holds(a.Run) {
+			stuck = append(stuck, j)
+		}
+	}
+	if len(stuck) == 0 {
+		return nil
+	}
+	ids, err := c.q.replace(ctx, stuck, "worker "+self+" no longer held the run (its completion was lost)")
+	if err == nil {
+		c.log.Warn("jobs left running without their worker; replaced", "worker", self, "jobs", len(stuck), "new", ids)
+	}
 	return err
 }

@@ -42,6 +42,17 @@ var hostLocal = map[string]bool{"local": true, "bwrap": true, "docker": true}
 // its committed steps until the slice ends, and settles what came of it.
 func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session.ID) error {
 	st := w.c.rt.Store
+	ctx, cancel := context.WithCancel(ctx)
+	h := &hold{cancel: cancel}
+	w.mu.Lock()
+	w.held[id] = h
+	w.mu.Unlock()
+	defer func() {
+		cancel()
+		w.mu.Lock()
+		delete(w.held, id)
+		w.mu.Unlock()
+	}()
 	run, err := loadRun(ctx, st, id)
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, ErrNotARun) {
 		return river.JobCancel(err)
@@ -102,17 +113,7 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 		return w.lost(err)
 	}
 
-	sctx, cancel := context.WithCancel(fctx)
-	h := &hold{cancel: cancel}
-	w.mu.Lock()
-	w.held[id] = h
-	w.mu.Unlock()
-	defer func() {
-		cancel()
-		w.mu.Lock()
-		delete(w.held, id)
-		w.mu.Unlock()
-	}()
+	sctx := fctx
 	g := &gate{max: int64(w.c.opts.SliceSteps), deadline: time.Now().Add(w.c.opts.SliceTime), drain: &w.draining}
 	sctx = agent.WithSlice(agent.WithReview(sctx), g.more)
 	bctx := sctx

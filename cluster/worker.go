@@ -217,7 +217,7 @@ func (w *Worker) tick(ctx context.Context, n int) error {
 	if err := w.beat(ctx); err != nil {
 		return err
 	}
-	if err := w.c.reap(ctx, w.info.ID); err != nil {
+	if err := w.c.reap(ctx, w.info.ID, w.holds); err != nil {
 		return err
 	}
 	if err := w.cancels(ctx); err != nil {
@@ -229,6 +229,13 @@ func (w *Worker) tick(ctx context.Context, n int) error {
 		}
 	}
 	return nil
+}
+
+// holds reports whether the worker is working run.
+func (w *Worker) holds(run string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.held[session.ID(run)] != nil
 }
 
 // cancels stops the held runs someone asked to cancel.

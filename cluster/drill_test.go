@@ -1,0 +1,114 @@
+package cluster_test
+
+import (
+	"context"
+	"net/http"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/openrath/rath/cluster"
+	"github.com/openrath/rath/session"
+)
+
+// Fault drill: the store (PostgreSQL) stops mid-run and comes back. The
+// worker stays up and says so, readiness turns 503 while it is away,
+// nothing is reported done that was not committed, and every run finishes
+// after the restart with its effects once.
+func TestDrillStoreStopsMidRun(t *testing.T) {
+	pg := ownPostgres(t)
+	home := t.TempDir()
+	e := newEnv(t, home, pg.url())
+	w := e.worker("w1")
+	health := regexp.MustCompile(`health on (http://\S+)/health/ready`).FindStringSubmatch(w.out.String())[1] + "/health/ready"
+	var ids []session.ID
+	for range 4 {
+		text := `{"steps":30,"latency_ms":60,"idempotent":true}`
+		id, err := e.cl.Submit(context.Background(), "cluster", cluster.SubmitOptions{Input: &text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	e.waitFor("effects", 30*time.Second, func() bool { return len(e.effectCounts()) >= 8 })
+	pg.stop()
+	e.waitFor("readiness 503", 20*time.Second, func() bool { return status(health) == http.StatusServiceUnavailable })
+	if got := status(health[:len(health)-len("ready")] + "live"); got != http.StatusOK {
+		t.Fatalf("live while the store is away: %d", got)
+	}
+	time.Sleep(2 * time.Second)
+	pg.start()
+	e.waitFor("readiness 200", 30*time.Second, func() bool { return status(health) == http.StatusOK })
+	for _, id := range ids {
+		r := e.waitState(id, cluster.StateDone, 90*time.Second)
+		out, err := e.rt.Store.Load(context.Background(), r.Output)
+		if err != nil {
+			t.Fatalf("run %s reported done, but its output is not stored: %v", id, err)
+		}
+		if n := results(out); n != 30 {
+			t.Fatalf("run %s done with %d tool results", id, n)
+		}
+		e.exactlyOnce(id, 30)
+		e.verify(id)
+	}
+	if !regexp.MustCompile(`store unreachable; retrying`).MatchString(w.out.String()) {
+		t.Fatalf("the worker did not say the store was away:\n%s", w.out.String())
+	}
+}
+
+func results(s *session.Session) int {
+	n := 0
+	for _, c := range s.All() {
+		if c.ToolResult != nil {
+			n++
+		}
+	}
+	return n
+}
+
+func status(url string) int {
+	c := http.Client{Timeout: 3 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// A worker started while its store is unreachable retries with backoff,
+// says so, and works once the store is there.
+func TestDrillStoreUnreachableAtStart(t *testing.T) {
+	pg := ownPostgres(t)
+	pg.stop()
+	home := t.TempDir()
+	e := &env{t: t, home: home, store: pg.url(), effects: home + "/effects.log", workers: map[string]*proc{}}
+	cmd := e.command(append([]string{"worker", "--id", "early"}, fast...)...)
+	p := &proc{id: "early", cmd: cmd, out: &lockedBuffer{}, done: make(chan error, 1)}
+	cmd.Stdout, cmd.Stderr = p.out, p.out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(p.kill)
+	deadline := time.Now().Add(20 * time.Second)
+	for !regexp.MustCompile(`store unreachable .*retrying in`).MatchString(p.out.String()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no retry message:\n%s", p.out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	pg.start()
+	deadline = time.Now().Add(30 * time.Second)
+	for !regexp.MustCompile(`worker early: pool`).MatchString(p.out.String()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the worker did not start after the store came:\n%s", p.out.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	full := newEnv(t, home, pg.url())
+	full.workers["early"] = p
+	id := full.submit(`{"steps":2,"latency_ms":1,"idempotent":true}`)
+	full.waitState(id, cluster.StateDone, 30*time.Second)
+}
+
