@@ -111,4 +111,3 @@ func TestDrillStoreUnreachableAtStart(t *testing.T) {
 	id := full.submit(`{"steps":2,"latency_ms":1,"idempotent":true}`)
 	full.waitState(id, cluster.StateDone, 30*time.Second)
 }
-
