@@ -51,7 +51,7 @@ func (c *Cluster) Cancel(ctx context.Context, id session.ID, by, reason string) 
 		return err
 	}
 	if info, err := c.rt.Store.Info(ctx, id); err == nil {
-		if job, ok := jobOf(info); ok {
+		if job, ok := jobOf(info, run); ok {
 			if err := c.q.cancel(ctx, job); err != nil {
 				return err
 			}
@@ -69,10 +69,17 @@ func (c *Cluster) Cancel(ctx context.Context, id session.ID, by, reason string) 
 	return c.finishCancel(store.WithFence(ctx, store.Fence{Session: id, Epoch: epoch}), run, who)
 }
 
-func jobOf(info store.Info) (int64, bool) {
+// jobOf is the run's current job: the one its last worker took, or the
+// one inserted for it since (LabelJob), whichever is newer.
+func jobOf(info store.Info, run *Run) (int64, bool) {
 	var id int64
-	_, err := fmt.Sscan(info.Labels[LabelJob], &id)
-	return id, err == nil && id > 0
+	if _, err := fmt.Sscan(info.Labels[LabelJob], &id); err != nil {
+		id = 0
+	}
+	if run != nil && run.Job > id {
+		id = run.Job
+	}
+	return id, id > 0
 }
 
 // finishCancel ends a run as cancelled: a lifecycle note in its ledger,

@@ -42,3 +42,20 @@ func (c *Cluster) record(ctx context.Context, run *Run, ch session.Chunk) error 
 	}
 	return nil
 }
+
+// note records a decision about a run: on its input while the run has not
+// started (nothing derives from the input yet, and `rath show` of the run
+// then shows it), else on its ledger.
+func (c *Cluster) note(ctx context.Context, run *Run, ch session.Chunk) error {
+	if run.Slices > 1 || run.Ledger != "" {
+		return c.record(ctx, run, ch)
+	}
+	in, err := c.rt.Store.Load(ctx, run.ID)
+	if err != nil {
+		return err
+	}
+	if err := c.rt.Store.Commit(ctx, in.Append(ch), in.Head()); err != nil {
+		return fmt.Errorf("cluster: run %s: %w", run.ID, err)
+	}
+	return nil
+}

@@ -30,7 +30,7 @@ type queue interface {
 	// a new job for each of their runs in the same queue, in one
 	// transaction: a late completion by the dead worker then touches only
 	// its own, finalized job.
-	replace(ctx context.Context, jobs []*rivertype.JobRow, why string) ([]int64, error)
+	replace(ctx context.Context, jobs []*rivertype.JobRow, why string) (map[string]int64, error)
 	// cancel cancels a job (a running one's context where its client can be
 	// reached).
 	cancel(ctx context.Context, id int64) error
@@ -81,8 +81,8 @@ func insertOpts(queue string) *river.InsertOpts {
 	return &river.InsertOpts{Queue: queue, MaxAttempts: 1000}
 }
 
-func (q *rq[TTx]) replace(ctx context.Context, jobs []*rivertype.JobRow, why string) ([]int64, error) {
-	var ids []int64
+func (q *rq[TTx]) replace(ctx context.Context, jobs []*rivertype.JobRow, why string) (map[string]int64, error) {
+	ids := map[string]int64{}
 	for _, j := range jobs {
 		var a RunArgs
 		if err := json.Unmarshal(j.EncodedArgs, &a); err != nil {
@@ -93,7 +93,7 @@ func (q *rq[TTx]) replace(ctx context.Context, jobs []*rivertype.JobRow, why str
 			return ids, err
 		}
 		if id != 0 {
-			ids = append(ids, id)
+			ids[a.Run] = id
 		}
 	}
 	return ids, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
 
@@ -47,6 +48,9 @@ func (c *Cluster) reap(ctx context.Context, self string, holds func(run string) 
 		why := fmt.Sprintf("worker %s died (%s); its runs were handed on by %s", d.ID, d.Why, self)
 		ids, err := c.q.replace(ctx, mine, why)
 		if err != nil {
+			return err
+		}
+		if err := c.setJobs(ctx, ids); err != nil {
 			return err
 		}
 		d.State, d.Alive = workerDead, false
@@ -100,7 +104,7 @@ func (c *Cluster) reroute(ctx context.Context) error {
 		if err != nil || time.Since(run.Since) < 30*time.Second || run.Pool == "" {
 			continue
 		}
-		if job, ok := jobOf(info); ok {
+		if job, ok := jobOf(info, run); ok {
 			if live, err := c.q.live(ctx, job); err != nil || live {
 				continue
 			}
@@ -171,7 +175,20 @@ func (c *Cluster) unstick(ctx context.Context, self string, holds func(run strin
 	}
 	ids, err := c.q.replace(ctx, stuck, "worker "+self+" no longer held the run (its completion was lost)")
 	if err == nil {
+		err = c.setJobs(ctx, ids)
+	}
+	if err == nil {
 		c.log.Warn("jobs left running without their worker; replaced", "worker", self, "jobs", len(stuck), "new", ids)
 	}
 	return err
+}
+
+// setJobs notes runs' new jobs.
+func (c *Cluster) setJobs(ctx context.Context, ids map[string]int64) error {
+	for run, id := range ids {
+		if err := c.setJob(ctx, session.ID(run), id); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -91,8 +91,12 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	if run.Revision == "" {
 		run.Revision = rev
 	}
-	if err := w.pin(ctx, run); err != nil {
-		return err
+	if run.Slices == 1 {
+		in, err := st.Load(ctx, id)
+		if err != nil {
+			return err
+		}
+		w.pin(run, in)
 	}
 	if prev != w.info.ID || why != "" {
 		if why == "" {
@@ -102,14 +106,12 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 			Candidates: []session.Candidate{{Name: w.info.ID, Description: fmt.Sprintf("host %s pid %d, pool %s", w.info.Host, w.info.PID, queue)}},
 			Choice:     w.info.ID, Reason: fmt.Sprintf("%s %s at epoch %d (slice %d, revision %s)", w.info.ID, why, epoch, run.Slices, run.Revision)}).
 			WithTier(session.TierDurable)
-		if err := w.c.record(fctx, run, ch); err != nil {
+		if err := w.c.note(fctx, run, ch); err != nil {
 			return w.lost(err)
 		}
 	}
+	run.Job = jobID
 	if err := run.move(fctx, st, StateRunning); err != nil {
-		return w.lost(err)
-	}
-	if err := w.c.setJob(fctx, id, jobID); err != nil {
 		return w.lost(err)
 	}
 
@@ -153,19 +155,14 @@ func (w *Worker) takeReason(run *Run) string {
 
 // pin notes, on its first slice, a run placed on a host-local sandbox: its
 // workspace lives on this host, so only workers here continue it.
-func (w *Worker) pin(ctx context.Context, run *Run) error {
+func (w *Worker) pin(run *Run, in *session.Session) {
 	if run.Slices != 1 {
-		return nil
+		return
 	}
-	tail, err := w.c.rt.Store.Load(ctx, run.ID)
-	if err != nil {
-		return err
-	}
-	if b := tail.Placement().Backend; hostLocal[b] {
+	if b := in.Placement().Backend; hostLocal[b] {
 		run.Host = w.c.host
 		run.Pinned = fmt.Sprintf("placed on the host-local sandbox %q: its workspace lives on host %s", b, w.c.host)
 	}
-	return nil
 }
 
 // lost turns a fenced-out write into a retryable error: a newer owner

@@ -1,0 +1,284 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/openrath/rath"
+	"github.com/openrath/rath/cluster"
+	"github.com/openrath/rath/flow"
+	"github.com/openrath/rath/session"
+)
+
+// benchRuns is how many runs the fan-out benchmarks submit
+// (RATH_CLUSTER_RUNS; default 10,000).
+func benchRuns(def int) int {
+	if n, err := strconv.Atoi(os.Getenv("RATH_CLUSTER_RUNS")); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+const benchInput = `{"steps":5,"latency_ms":20,"idempotent":true}`
+
+// inProcess runs n runs of the cluster workflow in this process, all at
+// once, durably on st's store, and returns the wall time.
+func inProcess(b *testing.B, e *env, n int) time.Duration {
+	text := benchInput
+	ctx := rath.WithInput(context.Background(), text)
+	w, err := rath.LookupWorkflow("cluster")
+	if err != nil {
+		b.Fatal(err)
+	}
+	t0 := time.Now()
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for range n {
+		wg.Go(func() {
+			m, in, err := w.Build(ctx, e.rt)
+			if err == nil {
+				_, err = flow.Run(ctx, e.rt.Store, m, in)
+			}
+			if err != nil {
+				failed.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if failed.Load() > 0 {
+		b.Fatalf("%d in-process runs failed", failed.Load())
+	}
+	return time.Since(t0)
+}
+
+// submitAll submits n runs from 32 goroutines and returns their ids.
+func submitAll(b *testing.B, e *env, n int) []session.ID {
+	ids := make([]session.ID, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var first error
+	var mu sync.Mutex
+	for range 32 {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				text := benchInput
+				id, err := e.cl.Submit(context.Background(), "cluster", cluster.SubmitOptions{Input: &text})
+				if err != nil {
+					mu.Lock()
+					first = err
+					mu.Unlock()
+					return
+				}
+				ids[i] = id
+			}
+		})
+	}
+	wg.Wait()
+	if first != nil {
+		b.Fatal(first)
+	}
+	return ids
+}
+
+// waitDone waits until every run is done, counting them from the store.
+func waitDone(b *testing.B, e *env, n int, within time.Duration) {
+	deadline := time.Now().Add(within)
+	for {
+		rep, err := e.cl.Status(context.Background(), cluster.StatusOptions{States: []cluster.State{cluster.StateDone}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(rep.Runs) >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d runs done after %s\n%s", len(rep.Runs), n, within, e.logs())
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// queueToStart returns each run's time from submit (its routing decision)
+// to its first slice (the ledger's first decision), in ms.
+func queueToStart(b *testing.B, e *env, ids []session.ID) []float64 {
+	ctx := context.Background()
+	var out []float64
+	for _, id := range ids {
+		in, err := e.rt.Store.Tail(ctx, id, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := e.run(id)
+		l, err := e.rt.Store.Range(ctx, r.Ledger, 1, 2)
+		if err != nil || len(l) == 0 || len(in) == 0 {
+			continue
+		}
+		out = append(out, float64(l[0].Time.Sub(in[0].Time).Microseconds())/1000)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func pct(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	return xs[min(len(xs)-1, int(float64(len(xs))*p))]
+}
+
+// BenchmarkClusterFanout: 10,000 runs × 5 steps at 20 ms model latency
+// through the cluster on PostgreSQL with 2 worker processes, against the
+// same runs in one process on the same store.
+func BenchmarkClusterFanout(b *testing.B) {
+	n := benchRuns(10000)
+	for b.Loop() {
+		home := b.TempDir()
+		e := newEnv(b, home, freshDB(b))
+		base := inProcess(b, e, n)
+		e.worker("w1", "--concurrency", "2000")
+		e.worker("w2", "--concurrency", "2000")
+		t0 := time.Now()
+		ids := submitAll(b, e, n)
+		waitDone(b, e, n, 30*time.Minute)
+		wall := time.Since(t0)
+		q := queueToStart(b, e, ids)
+		b.ReportMetric(wall.Seconds(), "wall-s")
+		b.ReportMetric(base.Seconds(), "inprocess-s")
+		b.ReportMetric(wall.Seconds()/base.Seconds(), "x-inprocess")
+		b.ReportMetric(pct(q, 0.5), "q2start-p50-ms")
+		b.ReportMetric(pct(q, 0.99), "q2start-p99-ms")
+	}
+}
+
+// BenchmarkClusterScaling: runs/s with 1, 2 and 4 worker processes (20 ms
+// model latency), and the ratio to linear from one.
+func BenchmarkClusterScaling(b *testing.B) {
+	n := benchRuns(2000)
+	conc := 64
+	if c, err := strconv.Atoi(os.Getenv("RATH_CLUSTER_CONCURRENCY")); err == nil && c > 0 {
+		conc = c
+	}
+	var one float64
+	for _, workers := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			for b.Loop() {
+				home := b.TempDir()
+				e := newEnv(b, home, freshDB(b))
+				ids := submitAll(b, e, n) // queued before the workers start
+				_ = ids
+				t0 := time.Now()
+				for i := range workers {
+					e.worker(fmt.Sprintf("w%d", i), "--concurrency", strconv.Itoa(conc))
+				}
+				waitDone(b, e, n, 30*time.Minute)
+				rate := float64(n) / time.Since(t0).Seconds()
+				if workers == 1 {
+					one = rate
+				}
+				b.ReportMetric(rate, "runs/s")
+				if one > 0 {
+					b.ReportMetric(rate/(one*float64(workers)), "of-linear")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTakeover: seconds from SIGKILL of the worker holding a run to
+// the next committed step of that run on another worker, over 20 kills,
+// with the default heartbeat and dead-after settings.
+func BenchmarkTakeover(b *testing.B) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		b.Run(backend, func(b *testing.B) {
+			for b.Loop() {
+				home := b.TempDir()
+				url := "sqlite://" + filepath.Join(home, "rath.db")
+				if backend == "postgres" {
+					url = freshDB(b)
+				}
+				e := newEnv(b, home, url)
+				attempts := filepath.Join(home, "attempts.log")
+				os.Setenv("RATH_ATTEMPT_LOG", attempts)
+				var secs []float64
+				standby := e.defaultWorker("standby-0")
+				for k := range 20 {
+					holder := e.defaultWorker(fmt.Sprintf("holder-%d", k))
+					// The standby must not take the run first: it is started
+					// after the holder took it.
+					standby.kill()
+					id := e.submit(`{"steps":1000,"latency_ms":20,"idempotent":true}`)
+					e.waitFor("the holder working", 30*time.Second, func() bool {
+						return e.run(id).Worker == holder.id && len(e.effectCounts()) > 0
+					})
+					standby = e.defaultWorker(fmt.Sprintf("standby-%d", k+1))
+					killed := time.Now()
+					holder.kill()
+					var took time.Duration
+					e.waitFor("a step on the standby", 60*time.Second, func() bool {
+						took = firstStepAfter(attempts, string(id), standby.cmd.Process.Pid, killed)
+						return took > 0
+					})
+					secs = append(secs, took.Seconds())
+					if _, _, code := e.rath("cancel", string(id)); code != 0 {
+						b.Fatalf("cancel %s", id)
+					}
+				}
+				os.Unsetenv("RATH_ATTEMPT_LOG")
+				slices.Sort(secs)
+				b.ReportMetric(pct(secs, 0.5), "takeover-p50-s")
+				b.ReportMetric(pct(secs, 0.99), "takeover-p99-s")
+			}
+		})
+	}
+}
+
+// defaultWorker starts a worker with the default heartbeat and dead-after.
+func (e *env) defaultWorker(id string) *proc {
+	e.t.Helper()
+	cmd := e.command("worker", "--id", id)
+	p := &proc{id: id, cmd: cmd, out: &lockedBuffer{}, done: make(chan error, 1)}
+	cmd.Stdout, cmd.Stderr = p.out, p.out
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	go func() { p.done <- cmd.Wait() }()
+	e.mu.Lock()
+	e.workers[id] = p
+	e.mu.Unlock()
+	e.waitFor("worker "+id, 20*time.Second, func() bool { return strings.Contains(p.out.String(), "worker started") })
+	return p
+}
+
+// firstStepAfter is the time from t to the end of the first execution of
+// run's tool by process pid that started after t (0 if none yet).
+func firstStepAfter(path, run string, pid int, t time.Time) time.Duration {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		var r string
+		var n, p int
+		var start, end int64
+		if _, err := fmt.Sscan(line, &r, &n, &p, &start, &end); err != nil || r != run || p != pid {
+			continue
+		}
+		if start >= t.UnixNano() {
+			return time.Duration(end - t.UnixNano())
+		}
+	}
+	return 0
+}
