@@ -32,15 +32,23 @@ func (r *run) needsApproval(calls []session.ToolCall) bool {
 }
 
 // pause records an approval request for every call that needs one, marks
-// the session paused in the store, and ends the run with ErrPaused.
-func (r *run) pause(calls []session.ToolCall) {
+// the session paused in the store, and ends the run with ErrPaused. A
+// resumed run whose record holds verdicts after the requests (Decide, then
+// replay.Resume) takes them instead and goes on: decided is true and
+// refused holds the rejected calls' results.
+func (r *run) pause(calls []session.ToolCall) (refused map[string]session.ToolResult, decided bool) {
 	for _, c := range calls {
 		if r.a.approval[c.Name] {
 			if err := r.add(session.Of(&session.Approval{Subject: "tool call " + c.Name + " " + c.ArgsString(), CallID: c.ID,
 				Verdict: session.VerdictRequested})); err != nil {
 				r.fail("replay", err)
-				return
+				return nil, false
 			}
+		}
+	}
+	if takesVerdicts(r.ctx) {
+		if refused, ok := r.recordedVerdicts(calls); ok {
+			return refused, true
 		}
 	}
 	ctx := context.WithoutCancel(r.ctx)
@@ -57,6 +65,101 @@ func (r *run) pause(calls []session.ToolCall) {
 	if !r.stopped {
 		r.yield(Event{Kind: Done, Session: r.s}, ErrPaused)
 	}
+	return nil, false
+}
+
+type verdictsKey struct{}
+
+// WithRecordedVerdicts returns ctx in which a resumed run that reaches tool
+// calls waiting for approval takes the verdicts its record holds after the
+// requests (recorded by Decide) and goes on, instead of pausing again: how
+// the cluster continues a run after `rath approve`. (Without it a run
+// pauses there and agent.Resume gives the verdict, as it did the first
+// time.)
+func WithRecordedVerdicts(ctx context.Context) context.Context {
+	return context.WithValue(ctx, verdictsKey{}, true)
+}
+
+func takesVerdicts(ctx context.Context) bool {
+	on, _ := ctx.Value(verdictsKey{}).(bool)
+	return on
+}
+
+// recordedVerdicts takes, from a replay's record, the verdicts recorded
+// after this step's requests. It reports whether every call that needed
+// approval has one.
+func (r *run) recordedVerdicts(calls []session.ToolCall) (map[string]session.ToolResult, bool) {
+	wanted := map[string]session.ToolCall{}
+	for _, c := range calls {
+		if r.a.approval[c.Name] {
+			wanted[c.ID] = c
+		}
+	}
+	s, served, err := Served(r.ctx, r.s, r.node, func(c session.Chunk) bool {
+		a := c.Approval
+		if a == nil {
+			return false
+		}
+		_, ok := wanted[a.CallID]
+		return ok && (a.Verdict == session.VerdictApproved || a.Verdict == session.VerdictRejected)
+	})
+	r.s = s
+	if err != nil || !served {
+		return nil, false
+	}
+	refused := map[string]session.ToolResult{}
+	for i := r.s.Len() - 1; i >= 0 && len(wanted) > 0; i-- {
+		ch := r.s.Chunk(i)
+		if ch.Assistant != nil {
+			break
+		}
+		a := ch.Approval
+		if a == nil || a.Verdict == session.VerdictRequested {
+			continue
+		}
+		c, ok := wanted[a.CallID]
+		if !ok {
+			continue
+		}
+		delete(wanted, a.CallID)
+		if a.Verdict == session.VerdictRejected {
+			msg := "rejected"
+			if a.Reason != "" {
+				msg += ": " + a.Reason
+			}
+			refused[c.ID] = session.ToolResult{CallID: c.ID, Tool: c.Name, Args: c.Args,
+				Error: &session.ToolError{Kind: session.ToolErrRejected, Message: msg}}
+		}
+	}
+	return refused, len(wanted) == 0
+}
+
+// Decide records a person's verdict on every call of s (a run's session
+// paused for approval of tool calls, as stored) still waiting for one:
+// approval chunks after the requests, under the requests' node, which a
+// resumed run (replay.Resume) finds and acts on.
+func Decide(s *session.Session, v Verdict) (*session.Session, error) {
+	_, pending, _ := pendingCalls(s)
+	if len(pending) == 0 {
+		return s, fmt.Errorf("agent: session %s has no tool call waiting for approval", s.ID())
+	}
+	verdict := session.VerdictRejected
+	if v.Approve {
+		verdict = session.VerdictApproved
+	}
+	node := ""
+	for i := s.Len() - 1; i >= 0; i-- {
+		if a := s.Chunk(i).Approval; a != nil && a.Verdict == session.VerdictRequested {
+			node = s.Chunk(i).Node
+			break
+		}
+	}
+	var cs []session.Chunk
+	for _, c := range pending {
+		cs = append(cs, session.Of(&session.Approval{Subject: "tool call " + c.Name, CallID: c.ID, Verdict: verdict,
+			By: v.By, Reason: v.Reason}).WithNode(node))
+	}
+	return s.TryAppend(cs...)
 }
 
 // Resume continues a run paused for approval: it records the verdict for

@@ -138,8 +138,11 @@ func (r *run) steps(first int) {
 			return
 		}
 		if r.needsApproval(resp.ToolCalls) {
-			r.pause(resp.ToolCalls)
-			return
+			refused, decided := r.pause(resp.ToolCalls)
+			if !decided || !r.toolStep(step, resp.ToolCalls, refused) {
+				return
+			}
+			continue
 		}
 		// Calls to tools that must not run twice are durable before they
 		// run: a run cut short meanwhile is resumed knowing the call was

@@ -28,7 +28,10 @@ func benchRuns(def int) int {
 	return def
 }
 
-const benchInput = `{"steps":5,"latency_ms":20,"idempotent":true}`
+// benchInput is BenchmarkFanout's shape: 5 steps, 20 ms, a tool that is
+// not idempotent (so each step commits before its tool runs). Its effects
+// are appended to the log without the idempotent dedupe (which scans it).
+const benchInput = `{"steps":5,"latency_ms":20,"idempotent":false}`
 
 // inProcess runs n runs of the cluster workflow in this process, all at
 // once, durably on st's store, and returns the wall time.

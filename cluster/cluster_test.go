@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -282,4 +283,49 @@ func TestWorkerHealth(t *testing.T) {
 			t.Fatalf("%s: %d %v", path, resp.StatusCode, body)
 		}
 	}
+}
+
+// An agent's tool calls that need approval pause the run and free the
+// worker; each verdict from another process continues it.
+func TestApproveToolCalls(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.worker("w1")
+		id := e.submit(`{"steps":2,"latency_ms":1,"idempotent":true,"tool_approval":true}`)
+		for step := 1; step <= 2; step++ {
+			e.waitState(id, cluster.StateWaitingApproval, 30*time.Second)
+			if c := e.effectCounts(); c[fmt.Sprintf("%s %d", id, step)] != 0 {
+				t.Fatalf("effect %d before its approval", step)
+			}
+			verdict := []string{"approve", string(id), "--by", "erin"}
+			if step == 2 {
+				verdict = append(verdict, "--deny", "--reason", "enough")
+			}
+			if _, errOut, code := e.rath(verdict...); code != 0 {
+				t.Fatalf("approve step %d: %d %s", step, code, errOut)
+			}
+			e.waitFor("the verdict taken", 30*time.Second, func() bool {
+				r := e.run(id)
+				return r.State != cluster.StateQueued && (r.State != cluster.StateWaitingApproval || r.Slices > step)
+			})
+		}
+		r := e.waitState(id, cluster.StateDone, 30*time.Second)
+		c := e.effectCounts()
+		if c[string(id)+" 1"] != 1 || c[string(id)+" 2"] != 0 {
+			t.Fatalf("effects: %v", c)
+		}
+		out, err := e.rt.Store.Load(context.Background(), r.Output)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var verdicts []string
+		for _, ch := range out.All() {
+			if a := ch.Approval; a != nil && a.CallID != "" {
+				verdicts = append(verdicts, a.Verdict+" by "+a.By)
+			}
+		}
+		if got := strings.Join(verdicts, ","); got != "requested by ,approved by erin,requested by ,rejected by erin" {
+			t.Fatalf("verdicts: %s", got)
+		}
+		e.verify(id)
+	})
 }

@@ -117,7 +117,11 @@ func (c *Cluster) Approve(ctx context.Context, id session.ID, approve bool, by, 
 	}
 	decided, err := flow.Decide(paused, approve, by, reason)
 	if err != nil {
-		return fmt.Errorf("cluster: approve %s: %w (approvals of an agent's tool calls are given with agent.Resume, outside the cluster)", id, err)
+		// Not a gate: an agent's tool calls waiting for approval.
+		var aerr error
+		if decided, aerr = agent.Decide(paused, agent.Verdict{Approve: approve, By: by, Reason: reason}); aerr != nil {
+			return fmt.Errorf("cluster: approve %s: %w", id, errors.Join(err, aerr))
+		}
 	}
 	return c.continueWith(ctx, run, decided, paused.Head())
 }

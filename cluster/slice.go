@@ -117,7 +117,7 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 
 	sctx := fctx
 	g := &gate{max: int64(w.c.opts.SliceSteps), deadline: time.Now().Add(w.c.opts.SliceTime), drain: &w.draining}
-	sctx = agent.WithSlice(agent.WithReview(sctx), g.more)
+	sctx = agent.WithSlice(agent.WithRecordedVerdicts(agent.WithReview(sctx)), g.more)
 	bctx := sctx
 	if run.Input != nil {
 		bctx = rath.WithInput(sctx, *run.Input)

@@ -164,6 +164,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	<-ctx.Done()
 	w.c.log.Info("worker draining", "worker", w.info.ID)
 	w.draining.Store(true)
+	w.ready.Store(false)
 	w.setState(lctx, workerDraining)
 	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()

@@ -24,6 +24,9 @@ type Config struct {
 	SleepMS    int  `json:"sleep_ms"`
 	SleepOn    int  `json:"sleep_on"` // sleep on this effect only (0: on every one)
 	Approval   bool `json:"approval"`
+	// ToolApproval makes every record_effect call wait for a person's
+	// approval (the agent pauses; `rath approve` answers).
+	ToolApproval bool `json:"tool_approval"`
 }
 
 // DefaultInput is the input of a run given none.
@@ -93,8 +96,12 @@ func newAgent(name string, cfg Config, steps int, log string) (*agent.Agent, err
 	if err != nil {
 		return nil, err
 	}
+	var approve []string
+	if cfg.ToolApproval {
+		approve = []string{"record_effect"}
+	}
 	return agent.New(agent.Config{Name: name, Instructions: "Record each effect with record_effect, one per step, then say how many you recorded.",
-		Model: stepper(steps, time.Duration(cfg.LatencyMS)*time.Millisecond), Tools: []tool.Tool{t}, MaxSteps: steps + 2})
+		Model: stepper(steps, time.Duration(cfg.LatencyMS)*time.Millisecond), Tools: []tool.Tool{t}, MaxSteps: steps + 2, NeedApproval: approve})
 }
 
 // stepper is the scripted model: it calls record_effect until the

@@ -10,7 +10,8 @@
 //	 "idempotent": true,    // the tool dedupes by its idempotency key
 //	 "sleep_ms": 0,         // the tool sleeps this long after its effect
 //	 "sleep_on": 0,         // ...after this effect only (0: after each)
-//	 "approval": false}     // a human approval gate halfway through
+//	 "approval": false,     // a human approval gate halfway through
+//	 "tool_approval": false} // every tool call waits for a person's approval
 //
 // With "idempotent" the tool writes each call's effect once, keyed by the
 // call's idempotency key, however often a takeover runs it again; without
