@@ -285,3 +285,70 @@ func firstStepAfter(path, run string, pid int, t time.Time) time.Duration {
 	}
 	return 0
 }
+
+// BenchmarkSliceOverhead: what scheduling a slice costs — the job's claim
+// and completion, the epoch advance, the run's record and the resume's
+// reads — on each store: one worker works runs of one step (no model
+// latency) one at a time; the cycle from one run's start to the next, less
+// the same run's time in process, is the overhead.
+func BenchmarkSliceOverhead(b *testing.B) {
+	const n = 200
+	input := `{"steps":0,"latency_ms":0,"idempotent":true}`
+	for _, backend := range []string{"sqlite", "postgres"} {
+		b.Run(backend, func(b *testing.B) {
+			for b.Loop() {
+				home := b.TempDir()
+				url := "sqlite://" + filepath.Join(home, "rath.db")
+				if backend == "postgres" {
+					url = freshDB(b)
+				}
+				e := newEnv(b, home, url)
+				w, err := rath.LookupWorkflow("cluster")
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx := rath.WithInput(context.Background(), input)
+				t0 := time.Now()
+				for range n {
+					m, in, err := w.Build(ctx, e.rt)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := flow.Run(ctx, e.rt.Store, m, in); err != nil {
+						b.Fatal(err)
+					}
+				}
+				inproc := time.Since(t0) / n
+				var ids []session.ID
+				for range n {
+					text := input
+					id, err := e.cl.Submit(context.Background(), "cluster", cluster.SubmitOptions{Input: &text})
+					if err != nil {
+						b.Fatal(err)
+					}
+					ids = append(ids, id)
+				}
+				e.worker("w", "--concurrency", "1")
+				waitDone(b, e, n, 10*time.Minute)
+				var starts []time.Time
+				for _, id := range ids {
+					_, history, err := e.cl.RunStatus(context.Background(), id)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for _, c := range history {
+						if c.Decision != nil && c.Decision.Selector == "cluster.worker" {
+							starts = append(starts, c.Time)
+							break
+						}
+					}
+				}
+				slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
+				cycle := starts[len(starts)-1].Sub(starts[0]) / time.Duration(len(starts)-1)
+				b.ReportMetric(float64(cycle.Microseconds())/1000, "cycle-ms")
+				b.ReportMetric(float64(inproc.Microseconds())/1000, "inprocess-ms")
+				b.ReportMetric(float64((cycle-inproc).Microseconds())/1000, "overhead-ms")
+			}
+		})
+	}
+}

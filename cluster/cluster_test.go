@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -200,6 +202,9 @@ func TestTakeoverAfterSIGKILL(t *testing.T) {
 		if !found {
 			t.Fatalf("no takeover decision in %v", history)
 		}
+		if out, _, code := e.rath("show", string(id)); code != 0 || !strings.Contains(out, "takes the run over from a") || !strings.Contains(out, "cluster run: done") {
+			t.Fatalf("rath show of the run (%d):\n%s", code, out)
+		}
 		rep, _ := e.cl.Status(context.Background(), cluster.StatusOptions{})
 		for _, w := range rep.Workers {
 			if w.ID == "a" && (w.Alive || !strings.Contains(w.Why, "process is gone")) {
@@ -327,5 +332,45 @@ func TestApproveToolCalls(t *testing.T) {
 			t.Fatalf("verdicts: %s", got)
 		}
 		e.verify(id)
+	})
+}
+
+// A rolling upgrade neither strands a run nor lets another build
+// re-interpret it: a run started on one build waits, saying for which
+// revision, while only workers of another build live, and continues when
+// a worker of its own build is back.
+func TestRevisionsPinRuns(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		old := e.worker("old")
+		id := e.submit(`{"steps":2,"latency_ms":1,"idempotent":true,"approval":true}`)
+		started := e.waitState(id, cluster.StateWaitingApproval, 30*time.Second)
+		old.kill()
+		// A new build: the same program with other bytes, so another digest.
+		newBin := filepath.Join(t.TempDir(), "rath-new")
+		b, err := os.ReadFile(rathBin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(newBin, append(b, []byte("\nnew build\n")...), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		e.workerFrom(newBin, "new")
+		if _, errOut, code := e.rath("approve", string(id)); code != 0 {
+			t.Fatalf("approve: %d %s", code, errOut)
+		}
+		r := e.waitState(id, cluster.StateUnroutable, 20*time.Second)
+		if !strings.Contains(r.Why, "does not serve revision "+started.Revision) {
+			t.Fatalf("why: %s", r.Why)
+		}
+		time.Sleep(1500 * time.Millisecond) // the new build's reroutes must leave it
+		if got := e.run(id); got.State != cluster.StateUnroutable || got.Worker == "new" {
+			t.Fatalf("the new build took the run: %+v", got)
+		}
+		e.worker("old-again")
+		r = e.waitState(id, cluster.StateDone, 30*time.Second)
+		if r.Worker != "old-again" || r.Revision != started.Revision {
+			t.Fatalf("finished by %s on %s", r.Worker, r.Revision)
+		}
+		e.exactlyOnce(id, 2)
 	})
 }

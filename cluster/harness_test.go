@@ -158,8 +158,10 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-func (e *env) command(args ...string) *exec.Cmd {
-	cmd := exec.Command(rathBin, append([]string{"--home", e.home, "--store", e.store}, args...)...)
+func (e *env) command(args ...string) *exec.Cmd { return e.commandFrom(rathBin, args...) }
+
+func (e *env) commandFrom(bin string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, append([]string{"--home", e.home, "--store", e.store}, args...)...)
 	cmd.Env = append(os.Environ(), "RATH_EFFECT_LOG="+e.effects, "RATH_HOME="+e.home)
 	return cmd
 }
@@ -168,7 +170,13 @@ func (e *env) command(args ...string) *exec.Cmd {
 // alive.
 func (e *env) worker(id string, args ...string) *proc {
 	e.t.Helper()
-	cmd := e.command(append(append([]string{"worker", "--id", id}, fast...), args...)...)
+	return e.workerFrom(rathBin, id, args...)
+}
+
+// workerFrom starts a worker from the binary bin.
+func (e *env) workerFrom(bin, id string, args ...string) *proc {
+	e.t.Helper()
+	cmd := e.commandFrom(bin, append(append([]string{"worker", "--id", id}, fast...), args...)...)
 	p := &proc{id: id, cmd: cmd, out: &lockedBuffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	if err := cmd.Start(); err != nil {

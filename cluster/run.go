@@ -98,6 +98,9 @@ func loadRun(ctx context.Context, st store.Store, id session.ID) (*Run, error) {
 // ErrNotARun: a session is not a cluster run's input.
 var ErrNotARun = fmt.Errorf("cluster: not a cluster run")
 
+// RunOf reads a run's record from its input session's Info (labels).
+func RunOf(info store.Info) (*Run, error) { return runOf(info) }
+
 func runOf(info store.Info) (*Run, error) {
 	raw := info.Labels[LabelRun]
 	if raw == "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/cluster"
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
 // clusterFlags are the cluster's tuning flags, shared by its commands.
@@ -560,4 +561,35 @@ func (a *app) reviewCmd() *cobra.Command {
 	c.Flags().StringVar(&reason, "reason", "", "why")
 	c.Flags().StringVar(&by, "by", whoAmI(), "who settles")
 	return c
+}
+
+// showClusterRun adds to `rath show` of a cluster run where it went after
+// it started and why: its state and its ledger.
+func (a *app) showClusterRun(ctx context.Context, info store.Info) error {
+	if info.Labels[cluster.LabelKind] != "run" {
+		return nil
+	}
+	run, err := cluster.RunOf(info)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "\ncluster run: %s", runState(run))
+	if run.Output != "" {
+		fmt.Fprintf(a.stdout, ", output %s", run.Output)
+	}
+	fmt.Fprintln(a.stdout)
+	if run.Ledger == "" {
+		return nil
+	}
+	l, err := a.rt.Store.Load(ctx, run.Ledger)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "ledger %s:\n", run.Ledger)
+	for i, c := range l.All() {
+		if i > 0 {
+			fmt.Fprintf(a.stdout, "  %s  %s\n", c.Time.Format(time.RFC3339), historyLine(c))
+		}
+	}
+	return nil
 }

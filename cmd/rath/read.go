@@ -99,7 +99,10 @@ func (a *app) showCmd() *cobra.Command {
 			for i, c := range s.All() {
 				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i, c.Kind, orDash(c.Node), summary(c))
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			return a.showClusterRun(cmd.Context(), info)
 		},
 	}
 }
