@@ -251,16 +251,7 @@ func BenchmarkTakeover(b *testing.B) {
 // defaultWorker starts a worker with the default heartbeat and dead-after.
 func (e *env) defaultWorker(id string) *proc {
 	e.t.Helper()
-	cmd := e.command("worker", "--id", id)
-	p := &proc{id: id, cmd: cmd, out: &lockedBuffer{}, done: make(chan error, 1)}
-	cmd.Stdout, cmd.Stderr = p.out, p.out
-	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	go func() { p.done <- cmd.Wait() }()
-	e.mu.Lock()
-	e.workers[id] = p
-	e.mu.Unlock()
+	p := e.start(rathBin, id, "worker", "--id", id)
 	e.waitFor("worker "+id, 20*time.Second, func() bool { return strings.Contains(p.out.String(), "worker started") })
 	return p
 }

@@ -83,13 +83,7 @@ func TestDrillStoreUnreachableAtStart(t *testing.T) {
 	pg.stop()
 	home := t.TempDir()
 	e := &env{t: t, home: home, store: pg.url(), effects: home + "/effects.log", workers: map[string]*proc{}}
-	cmd := e.command(append([]string{"worker", "--id", "early"}, fast...)...)
-	p := &proc{id: "early", cmd: cmd, out: &lockedBuffer{}, done: make(chan error, 1)}
-	cmd.Stdout, cmd.Stderr = p.out, p.out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.done <- cmd.Wait() }()
+	p := e.start(rathBin, "early", append([]string{"worker", "--id", "early"}, fast...)...)
 	t.Cleanup(p.kill)
 	deadline := time.Now().Add(20 * time.Second)
 	for !regexp.MustCompile(`store unreachable .*retrying in`).MatchString(p.out.String()) {
@@ -108,6 +102,9 @@ func TestDrillStoreUnreachableAtStart(t *testing.T) {
 	}
 	full := newEnv(t, home, pg.url())
 	full.workers["early"] = p
+	e.mu.Lock()
+	delete(e.workers, "early")
+	e.mu.Unlock()
 	id := full.submit(`{"steps":2,"latency_ms":1,"idempotent":true}`)
 	full.waitState(id, cluster.StateDone, 30*time.Second)
 }

@@ -176,16 +176,8 @@ func (e *env) worker(id string, args ...string) *proc {
 // workerFrom starts a worker from the binary bin.
 func (e *env) workerFrom(bin, id string, args ...string) *proc {
 	e.t.Helper()
-	cmd := e.commandFrom(bin, append(append([]string{"worker", "--id", id}, fast...), args...)...)
-	p := &proc{id: id, cmd: cmd, out: &lockedBuffer{}, done: make(chan error, 1)}
-	cmd.Stdout, cmd.Stderr = p.out, p.out
-	if err := cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	go func() { p.done <- cmd.Wait() }()
-	e.mu.Lock()
-	e.workers[id] = p
-	e.mu.Unlock()
+	p := e.start(bin, id, append(append([]string{"worker", "--id", id}, fast...), args...)...)
+	cmd := p.cmd
 	e.waitFor(fmt.Sprintf("worker %s alive", id), 20*time.Second, func() bool {
 		rep, err := e.cl.Status(context.Background(), cluster.StatusOptions{Limit: 1})
 		if err != nil {
@@ -198,6 +190,22 @@ func (e *env) workerFrom(bin, id string, args ...string) *proc {
 		}
 		return false
 	})
+	return p
+}
+
+// start starts a rath process from bin, kept as e's worker id.
+func (e *env) start(bin, id string, args ...string) *proc {
+	e.t.Helper()
+	cmd := e.commandFrom(bin, args...)
+	p := &proc{id: id, cmd: cmd, out: &lockedBuffer{}, done: make(chan error, 1)}
+	cmd.Stdout, cmd.Stderr = p.out, p.out
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	go func() { p.done <- cmd.Wait() }()
+	e.mu.Lock()
+	e.workers[id] = p
+	e.mu.Unlock()
 	return p
 }
 

@@ -74,27 +74,19 @@ func (c *Cluster) Status(ctx context.Context, o StatusOptions) (*Report, error) 
 		if info.Labels[LabelCancel] == "requested" && !r.State.Final() {
 			r.State, r.Cancel = StateCancelling, info.Labels[LabelCancelBy]
 		}
-		p := pools[r.Pool]
-		switch r.State {
-		case StateQueued:
-			if p == nil {
-				p = &PoolStatus{Queue: r.Pool}
-				pools[r.Pool] = p
-			}
-			p.Queued++
-			if len(p.Workers) == 0 {
+		if r.State == StateQueued {
+			if p := pools[r.Pool]; p == nil || len(p.Workers) == 0 {
 				what := "workflow " + r.Workflow
 				if r.Revision != "" {
 					what = "revision " + r.Revision
 				}
 				r.Why = "waiting: no live worker in pool " + r.Pool + " serves " + what
 			}
-		case StateRunning:
-			if p != nil {
-				p.Running++
-			}
 		}
 		rep.Runs = append(rep.Runs, *r)
+	}
+	if err := c.depths(ctx, pools); err != nil {
+		return nil, err
 	}
 	for _, p := range pools {
 		rep.Pools = append(rep.Pools, *p)
@@ -148,4 +140,32 @@ func (c *Cluster) Pending(ctx context.Context) ([]Run, error) {
 		return nil, err
 	}
 	return rep.Runs, nil
+}
+
+// depths counts each pool's queued and running runs (all of them, whatever
+// a report's limit).
+func (c *Cluster) depths(ctx context.Context, pools map[string]*PoolStatus) error {
+	for _, st := range []State{StateQueued, StateRunning} {
+		infos, err := c.rt.Store.List(ctx, store.Filter{Labels: map[string]string{LabelKind: "run", LabelState: string(st)}})
+		if err != nil {
+			return err
+		}
+		for _, info := range infos {
+			r, err := runOf(info)
+			if err != nil {
+				continue
+			}
+			p := pools[r.Pool]
+			if p == nil {
+				p = &PoolStatus{Queue: r.Pool}
+				pools[r.Pool] = p
+			}
+			if st == StateQueued {
+				p.Queued++
+			} else {
+				p.Running++
+			}
+		}
+	}
+	return nil
 }

@@ -13,6 +13,14 @@
 //	POST /api/sessions/{id}/fork  {"at": N}       {"id": new}
 //	POST /api/merge               {"a", "b"}      {"id": new}
 //	GET  /api/compare?a=&b=&limit=                common prefix and the two suffixes
+//	GET  /api/cluster                             the cluster's status (Options.Cluster; 404 without)
+//	GET  /api/cluster/events                      Server-Sent Events, a "status" event per change
+//	POST /api/cluster/runs/{id}/approve  {"approve", "by", "reason"}   {"ok": true}
+//
+// The health probes answer outside /api and need no token:
+//
+//	GET  /health/live                             {"status": "live"}
+//	GET  /health/ready                            {"status": "ready"}, or 503 {"status": "unready", "why"}
 //
 // The viewer is served at / and /static/.
 //

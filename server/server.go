@@ -25,6 +25,9 @@ type Options struct {
 	// Token is the bearer token every /api request must carry. It is
 	// required unless Addr is a loopback address.
 	Token string
+	// Cluster, if set, gives the viewer its cluster page and the API its
+	// /api/cluster endpoints; without it they answer 404.
+	Cluster Cluster
 }
 
 // Server serves the API and the viewer for one store.
@@ -35,6 +38,11 @@ type Server struct {
 	// heartbeat is how often a tail stream sends a comment to keep proxies
 	// and the client's connection alive.
 	heartbeat time.Duration
+	// cluster is the Agent Cluster the cluster page shows, or nil.
+	cluster Cluster
+	// clusterCoalesce and clusterPoll pace the cluster's event stream:
+	// the least and the most time between two status events.
+	clusterCoalesce, clusterPoll time.Duration
 	// grace is how long Serve waits for requests to finish when its
 	// context ends before it closes their connections.
 	grace time.Duration
@@ -58,13 +66,16 @@ func New(st store.Store, o Options) (*Server, error) {
 	if !loop && o.Token == "" {
 		return nil, fmt.Errorf("%w (address %s)", ErrNoToken, addr)
 	}
-	s := &Server{st: st, addr: addr, token: o.Token, heartbeat: 15 * time.Second, grace: 10 * time.Second}
+	s := &Server{
+		st: st, addr: addr, token: o.Token, heartbeat: 15 * time.Second, grace: 10 * time.Second,
+		cluster: o.Cluster, clusterCoalesce: clusterCoalesce, clusterPoll: clusterPoll,
+	}
 	s.h = s.routes()
 	return s, nil
 }
 
-// Handler returns the server's HTTP handler: the API under /api/ and the
-// viewer everywhere else.
+// Handler returns the server's HTTP handler: the API under /api/, the
+// health probes under /health/ and the viewer everywhere else.
 func (s *Server) Handler() http.Handler { return s.h }
 
 // routes builds the handler tree.
@@ -79,12 +90,16 @@ func (s *Server) routes() http.Handler {
 	route(api, "POST", "/api/sessions/{id}/fork", s.handleFork)
 	route(api, "POST", "/api/merge", s.handleMerge)
 	route(api, "GET", "/api/compare", s.handleCompare)
+	route(api, "GET", "/api/cluster", s.handleCluster)
+	route(api, "GET", "/api/cluster/events", s.handleClusterEvents)
+	route(api, "POST", "/api/cluster/runs/{id}/approve", s.handleApprove)
 	api.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "There is no API endpoint at %s.", r.URL.Path)
 	})
 
 	mux := http.NewServeMux()
 	mux.Handle("/api/", s.guardAPI(api))
+	mux.Handle("/health/", s.guardHost(s.health())) // no token: see health
 	mux.Handle("/", s.guardHost(viewer()))
 	return securityHeaders(mux)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/openrath/rath"
+	"github.com/openrath/rath/cluster"
 	"github.com/openrath/rath/server"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -197,6 +198,7 @@ func (a *app) gcCmd() *cobra.Command {
 
 func (a *app) serveCmd() *cobra.Command {
 	var addr, token string
+	var noCluster bool
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the HTTP API and the web viewer (loopback unless --token is given)",
@@ -206,7 +208,16 @@ func (a *app) serveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			srv, err := server.New(rt.Store, server.Options{Addr: addr, Token: token})
+			o := server.Options{Addr: addr, Token: token}
+			if !noCluster {
+				cl, err := cluster.Open(cmd.Context(), rt, cluster.Options{})
+				if err != nil {
+					return fmt.Errorf("%w (serve without the cluster page: --no-cluster)", err)
+				}
+				defer cl.Close()
+				o.Cluster = clusterPage{cl}
+			}
+			srv, err := server.New(rt.Store, o)
 			if err != nil {
 				return err
 			}
@@ -216,5 +227,6 @@ func (a *app) serveCmd() *cobra.Command {
 	}
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:7474", "address to listen on")
 	c.Flags().StringVar(&token, "token", "", "bearer token required by the API (needed for a non-loopback address)")
+	c.Flags().BoolVar(&noCluster, "no-cluster", false, "serve without the cluster page and API")
 	return c
 }

@@ -42,6 +42,16 @@ func (a *app) cluster(ctx context.Context, o cluster.Options) (*cluster.Cluster,
 	return cluster.Open(ctx, rt, o)
 }
 
+// onRun checks a run id argument and opens the cluster.
+func (a *app) onRun(ctx context.Context, arg string) (session.ID, *cluster.Cluster, error) {
+	id, err := sessionID(arg)
+	if err != nil {
+		return "", nil, err
+	}
+	cl, err := a.cluster(ctx, cluster.Options{})
+	return id, cl, err
+}
+
 // readInput reads --input: TEXT, @FILE or - (stdin).
 func (a *app) readInput(arg string) (string, error) {
 	switch {
@@ -408,11 +418,7 @@ func (a *app) cancelCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			id, err := sessionID(args[0])
-			if err != nil {
-				return err
-			}
-			cl, err := a.cluster(ctx, cluster.Options{})
+			id, cl, err := a.onRun(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -451,11 +457,7 @@ func (a *app) approveCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			id, err := sessionID(args[0])
-			if err != nil {
-				return err
-			}
-			cl, err := a.cluster(ctx, cluster.Options{})
+			id, cl, err := a.onRun(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -592,4 +594,19 @@ func (a *app) showClusterRun(ctx context.Context, info store.Info) error {
 		}
 	}
 	return nil
+}
+
+// clusterPage is the server's view of the cluster (server cannot import
+// cluster, which sits above it).
+type clusterPage struct{ cl *cluster.Cluster }
+
+// statusRuns caps the runs the cluster page shows (newest first).
+const statusRuns = 500
+
+func (p clusterPage) Status(ctx context.Context) (any, error) {
+	return p.cl.Status(ctx, cluster.StatusOptions{Limit: statusRuns})
+}
+
+func (p clusterPage) Approve(ctx context.Context, id session.ID, approve bool, by, reason string) error {
+	return p.cl.Approve(ctx, id, approve, by, reason)
 }

@@ -15,6 +15,7 @@ const state = {
   pending: new Map(), // live chunks waiting for the ones before them
   len: 0, // the session's length as last heard
   tail: null, // {close()} of the live tail
+  cluster: null, // {close()} of the cluster's event stream
   tailPaused: false,
   compareWith: null,
 };
@@ -59,6 +60,24 @@ function fmtDuration(ns) {
   if (ns < 1e6) return `${(ns / 1e3).toFixed(0)} µs`;
   if (ns < 1e9) return `${(ns / 1e6).toFixed(1)} ms`;
   return `${(ns / 1e9).toFixed(2)} s`;
+}
+
+// fmtAgo says how long ago a time was, for times a page refreshes.
+function fmtAgo(iso) {
+  if (!iso || iso.startsWith('0001-')) return ''; // Go's zero time
+  const t = Date.parse(iso);
+  if (isNaN(t)) return iso;
+  const s = Math.round((Date.now() - t) / 1000);
+  if (s < 1) return 'just now';
+  if (s < 120) return `${s} s ago`;
+  if (s < 7200) return `${Math.round(s / 60)} min ago`;
+  if (s < 172800) return `${Math.round(s / 3600)} h ago`;
+  return fmtTime(iso);
+}
+
+// kv shows a string map as "k=v, k=v", sorted.
+function kv(m) {
+  return Object.entries(m || {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(', ');
 }
 
 function shortID(id) {
@@ -138,6 +157,8 @@ function route() {
     return route();
   }
   showError('');
+  if (h === '/cluster') return openCluster();
+  stopCluster();
   const m = /^\/s\/([^/]+)(?:\/compare\/([^/]+))?$/.exec(h);
   if (m) return openSession(decodeURIComponent(m[1]), m[2] ? decodeURIComponent(m[2]) : null);
   return openList();
@@ -146,6 +167,9 @@ function route() {
 function show(view) {
   $('#view-list').hidden = view !== 'list';
   $('#view-session').hidden = view !== 'session';
+  $('#view-cluster').hidden = view !== 'cluster';
+  const section = view === 'session' ? 'list' : view;
+  for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.dataset.view === section);
 }
 
 // ---------- session list ----------
@@ -553,8 +577,7 @@ function onTailReady(data) {
   updateMore();
 }
 
-// startTail follows /tail: with EventSource when no token is needed, else
-// with a fetch stream (EventSource cannot send an Authorization header).
+// startTail follows /tail (see openStream).
 function startTail(id) {
   stopTail();
   const url = sessionPath(id) + '/tail';
@@ -565,19 +588,28 @@ function startTail(id) {
     error: (data) => { stopTail(); setTail('error', 'error: ' + (JSON.parse(data).error || '')); },
   };
   setTail('connecting');
-  state.tail = state.token ? fetchTail(url, handlers) : sourceTail(url, handlers);
+  state.tail = openStream(url, handlers, (s) => { if (s === 'connecting') setTail('connecting'); });
 }
 
-function sourceTail(url, handlers) {
+// openStream follows the event stream at url, calling handlers[name](data,
+// lastEventId) for each event: with EventSource when no token is needed,
+// else with a fetch stream (EventSource cannot send an Authorization
+// header). onState('connecting') says it is reconnecting; onState('closed')
+// that the browser gave up (EventSource only). It returns {close()}.
+function openStream(url, handlers, onState) {
+  return state.token ? fetchStream(url, handlers, onState) : sourceStream(url, handlers, onState);
+}
+
+function sourceStream(url, handlers, onState) {
   const es = new EventSource(url);
   for (const [name, fn] of Object.entries(handlers)) {
     es.addEventListener(name, (ev) => { if (ev.data !== undefined) fn(ev.data, ev.lastEventId); });
   }
-  es.onerror = () => { if (es.readyState !== EventSource.CLOSED) setTail('connecting'); };
+  es.onerror = () => onState(es.readyState === EventSource.CLOSED ? 'closed' : 'connecting');
   return { close: () => es.close() };
 }
 
-function fetchTail(url, handlers) {
+function fetchStream(url, handlers, onState) {
   const ctl = new AbortController();
   let lastId = '';
   const run = async () => {
@@ -610,7 +642,7 @@ function fetchTail(url, handlers) {
         if (ctl.signal.aborted) return;
       }
       if (ctl.signal.aborted) return;
-      setTail('connecting');
+      onState('connecting');
       await new Promise((r) => setTimeout(r, 2000));
     }
   };
@@ -670,6 +702,247 @@ async function loadPrefix() {
   const list = $('#compare-prefix-list');
   list.replaceChildren(...page.chunks.slice(0, n).map((c, i) => chunkItem(i, c, false)));
   if (n > 1000) list.append(el('li', { class: 'muted', text: `… ${n - 1000} more shared chunks` }));
+}
+
+// ---------- cluster ----------
+
+// The cluster page shows /api/cluster (a cluster.Report: workers, pools,
+// runs) and follows /api/cluster/events, whose every "status" event is a
+// whole new report.
+
+let clusterSeq = 0;
+
+function setClusterLive(s, text) {
+  const t = $('#cluster-live');
+  t.dataset.state = s;
+  t.textContent = text || s;
+}
+
+function stopCluster() {
+  clusterSeq++; // a load in flight no longer renders
+  if (state.cluster) state.cluster.close();
+  state.cluster = null;
+  setClusterLive('off');
+}
+
+async function openCluster() {
+  stopTail();
+  stopCluster();
+  state.id = null;
+  show('cluster');
+  document.title = 'rath — cluster';
+  $('#cluster-by').value = localStorage.getItem('rath.by') || '';
+  const seq = clusterSeq;
+  setAppState('loading');
+  try {
+    const rep = await getJSON('/api/cluster');
+    if (seq !== clusterSeq) return;
+    renderCluster(rep);
+    setAppState('ready');
+  } catch (e) {
+    if (seq !== clusterSeq) return;
+    if (e instanceof ApiError && e.code === 'no_cluster') {
+      $('#cluster-none').textContent = e.message;
+      $('#cluster-none').hidden = false;
+      $('#cluster-body').hidden = true;
+      setAppState('ready');
+      return;
+    }
+    showError(e.message);
+    setAppState('error');
+    return;
+  }
+  setClusterLive('connecting');
+  state.cluster = openStream('/api/cluster/events', {
+    status: (data) => {
+      if (seq !== clusterSeq) return;
+      setClusterLive('live');
+      renderCluster(JSON.parse(data));
+    },
+    error: (data) => setClusterLive('error', 'error: ' + (JSON.parse(data).error || '')),
+    end: (data) => {
+      stopCluster();
+      setClusterLive('ended', 'ended: ' + (JSON.parse(data).reason || ''));
+    },
+  }, (s) => setClusterLive(s === 'closed' ? 'error' : s, s === 'closed' ? 'disconnected' : s));
+}
+
+// refreshCluster shows the cluster's status now, not at the next event.
+async function refreshCluster() {
+  const seq = clusterSeq;
+  try {
+    const rep = await getJSON('/api/cluster');
+    if (seq === clusterSeq) renderCluster(rep);
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+function renderCluster(rep) {
+  rep = rep || {};
+  const runs = rep.runs || [];
+  $('#cluster-none').hidden = true;
+  $('#cluster-body').hidden = false;
+  fillClusterTable('workers', (rep.workers || []).map(workerRow));
+  fillClusterTable('pools', (rep.pools || []).map(poolRow));
+  fillClusterTable('runs', runs.map(runRow));
+  renderPending(runs.filter((r) => r.state === 'waiting_approval' || r.state === 'needs_review'));
+  $('#cluster-updated').textContent = 'updated ' + fmtClock(new Date().toISOString());
+}
+
+function fillClusterTable(name, rows) {
+  $(`#cluster-${name} tbody`).replaceChildren(...rows);
+  $(`#${name}-empty`).hidden = rows.length > 0;
+  $(`#${name}-count`).textContent = String(rows.length);
+  $(`#cluster-${name}`).dataset.count = String(rows.length);
+}
+
+function stateBadge(s) {
+  return el('span', { class: 'state state-' + s, 'data-state': s, text: s });
+}
+
+function sessionLinks(ids) {
+  return (ids || []).flatMap((id) => [sessionLink(id, shortID(id)), ' ']);
+}
+
+function workerRow(w) {
+  const alive = !!w.alive;
+  // A worker that is not alive is dead (and says why) or stopped.
+  const st = alive ? (w.state || 'alive') : (w.state === 'stopped' ? 'stopped' : 'dead');
+  return el('tr', { 'data-worker-id': w.id, 'data-alive': String(alive), 'data-state': st },
+    el('td', { class: 'mono', text: w.id }),
+    el('td', {}, stateBadge(st), !alive && w.why && w.why !== st ? el('span', { class: 'why', text: ' ' + w.why }) : null),
+    el('td', { class: 'mono', text: w.pool || '' }),
+    el('td', { text: w.host || '' }),
+    el('td', { class: 'num', text: w.pid || '' }),
+    el('td', { class: 'time', title: fmtTime(w.beat), text: fmtAgo(w.beat) }),
+    el('td', { class: 'runs' }, ...sessionLinks(w.runs)),
+    el('td', { class: 'mono', text: kv(w.offers) }));
+}
+
+function poolRow(p) {
+  const workers = p.workers || [];
+  const serves = (p.serves || []).length ? ' · serves ' + p.serves.join(', ') : '';
+  return el('tr', { 'data-queue': p.queue },
+    el('td', { class: 'mono', text: p.queue }),
+    el('td', { class: 'num queued', text: p.queued || 0 }),
+    el('td', { class: 'num running', text: p.running || 0 }),
+    el('td', { class: 'workers' }, el('span', { class: 'num', text: workers.length }), workers.length ? el('span', { class: 'mono muted', text: ' ' + workers.join(', ') }) : null),
+    el('td', { class: 'mono', text: kv(p.offers) + serves }));
+}
+
+// runWhy is what a run's record says of where it is and why.
+function runWhy(r) {
+  return [
+    r.why,
+    r.error && 'error: ' + r.error,
+    r.cancel && 'cancel: ' + r.cancel,
+    r.pinned && `pinned to ${r.host || 'its host'}: ${r.pinned}`,
+  ].filter(Boolean).join(' · ');
+}
+
+function runRow(r) {
+  return el('tr', { 'data-run-id': r.id, 'data-state': r.state },
+    el('td', {}, sessionLink(r.id), r.output ? el('span', { class: 'muted' }, ' → ', sessionLink(r.output, r.state === 'waiting_approval' ? 'paused' : 'output')) : null),
+    el('td', { class: 'mono', text: r.workflow || '' }),
+    el('td', {}, stateBadge(r.state)),
+    el('td', { class: 'mono', text: r.worker || '' }),
+    el('td', { class: 'time', title: fmtTime(r.since), text: fmtAgo(r.since) }),
+    el('td', { class: 'why', text: runWhy(r) }));
+}
+
+// renderPending updates the runs waiting for a person in place: a row
+// that stays keeps its reason field (and its focus) while the page
+// refreshes.
+function renderPending(runs) {
+  const body = $('#cluster-pending tbody');
+  const want = new Map(runs.map((r) => [r.id + ' ' + r.state, r]));
+  for (const tr of [...body.children]) if (!want.has(tr.dataset.key)) tr.remove();
+  const have = new Map([...body.children].map((tr) => [tr.dataset.key, tr]));
+  for (const [key, r] of want) {
+    let tr = have.get(key);
+    if (!tr) {
+      tr = pendingRow(key, r);
+      body.append(tr);
+    }
+    fillPendingRow(tr, r);
+  }
+  $('#pending-empty').hidden = runs.length > 0;
+  $('#pending-count').textContent = String(runs.length);
+  $('#cluster-pending').dataset.count = String(runs.length);
+}
+
+function pendingRow(key, r) {
+  const approval = r.state === 'waiting_approval';
+  const decide = el('td', { class: 'decide' });
+  if (approval) {
+    decide.append(
+      el('input', { type: 'text', class: 'reason', placeholder: 'reason (optional)', 'aria-label': 'Reason', autocomplete: 'off', maxlength: 2000 }),
+      el('button', { type: 'button', class: 'approve', 'data-run-id': r.id, text: 'Approve' }),
+      el('button', { type: 'button', class: 'deny', 'data-run-id': r.id, text: 'Deny' }),
+      el('span', { class: 'verdict muted' }));
+  } else {
+    decide.append(el('span', { class: 'muted', text: 'settle it with' }),
+      el('code', { class: 'review-cmd', text: `rath review ${r.id} --happened|--not-happened|--abort` }));
+  }
+  return el('tr', { 'data-key': key, 'data-run-id': r.id, 'data-state': r.state },
+    el('td', {}, sessionLink(r.id)),
+    el('td', { class: 'mono', text: r.workflow || '' }),
+    el('td', {}, stateBadge(r.state), el('div', { class: 'muted', text: approval ? 'an approval' : 'a review of calls whose effect is unknown' })),
+    el('td', { class: 'time since' }),
+    el('td', { class: 'what' }),
+    decide);
+}
+
+function fillPendingRow(tr, r) {
+  const since = tr.querySelector('.since');
+  since.textContent = fmtAgo(r.since);
+  since.title = fmtTime(r.since);
+  const what = [];
+  if (r.state === 'waiting_approval' && r.output) what.push(el('div', {}, 'paused session ', sessionLink(r.output, shortID(r.output))));
+  if (r.review) {
+    const u = r.review;
+    what.push(el('div', {}, `unsettled in `, sessionLink(u.session, shortID(u.session)), u.node ? ` at ${u.node}` : ''));
+    const calls = el('ul', { class: 'unsettled' });
+    for (const c of u.calls || []) {
+      calls.append(el('li', { 'data-call-id': c.id || '' },
+        el('span', { class: 'call-name mono', text: c.name }), ' ', el('span', { class: 'mono muted', text: c.id || '' }),
+        el('pre', { class: 'args', text: pretty(c.args !== undefined ? c.args : c.args_text) || '{}' })));
+    }
+    what.push(calls);
+  }
+  const why = runWhy(r);
+  if (why) what.push(el('div', { class: 'why', text: why }));
+  tr.querySelector('.what').replaceChildren(...what);
+}
+
+// decide sends a verdict on the approval the row's run waits for.
+async function decide(tr, approve) {
+  const by = $('#cluster-by').value.trim();
+  if (!by) {
+    showError('Say who decides: fill in "Decide as" first (the verdict records it).');
+    $('#cluster-by').focus();
+    return;
+  }
+  localStorage.setItem('rath.by', by);
+  const id = tr.dataset.runId;
+  const reason = tr.querySelector('input.reason').value.trim();
+  const buttons = [...tr.querySelectorAll('button')];
+  const note = tr.querySelector('.verdict');
+  for (const b of buttons) b.disabled = true;
+  note.textContent = approve ? 'approving…' : 'denying…';
+  try {
+    await postJSON(`/api/cluster/runs/${encodeURIComponent(id)}/approve`, { approve, by, reason });
+    showError('');
+    const verdict = approve ? 'approved' : 'denied';
+    tr.dataset.verdict = verdict;
+    note.textContent = `${verdict} by ${by}`;
+    refreshCluster();
+  } catch (e) {
+    for (const b of buttons) b.disabled = false;
+    note.textContent = '';
+    showError(e.message);
+  }
 }
 
 // ---------- actions ----------
@@ -753,6 +1026,12 @@ function init() {
   });
   $('#compare-prefix').addEventListener('toggle', () => loadPrefix().catch((e) => showError(e.message)));
   $('#merge').addEventListener('click', merge);
+  $('#cluster-by-form').addEventListener('submit', (e) => e.preventDefault());
+  $('#cluster-by').addEventListener('change', () => localStorage.setItem('rath.by', $('#cluster-by').value.trim()));
+  $('#cluster-pending').addEventListener('click', (e) => {
+    const b = e.target.closest('button.approve, button.deny');
+    if (b) decide(b.closest('tr'), b.classList.contains('approve'));
+  });
   window.addEventListener('hashchange', route);
   route();
 }

@@ -1,0 +1,281 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+)
+
+// Cluster is what the cluster page needs of the Agent Cluster; cmd/rath gives
+// an adapter over cluster.Cluster (server cannot import it).
+type Cluster interface {
+	// Status is the cluster's state as JSON-encodable data (cluster.Report).
+	Status(ctx context.Context) (any, error)
+	// Approve records a verdict on the approval a run waits for.
+	Approve(ctx context.Context, id session.ID, approve bool, by, reason string) error
+}
+
+// How the cluster's event stream paces itself (Server fields, so tests can
+// change them).
+const (
+	// clusterCoalesce is the least time between two status events: a burst
+	// of commits becomes one status.
+	clusterCoalesce = 250 * time.Millisecond
+	// clusterPoll is the most time between two status events. The store's
+	// watch reports commits, not label changes (which is how the cluster
+	// moves a run on SQLite), so the stream also polls.
+	clusterPoll = 2 * time.Second
+	// clusterStatusTimeout bounds one Status call of the stream, so a store
+	// that hangs does not silence the stream's heartbeat for good.
+	clusterStatusTimeout = 15 * time.Second
+	// approveTimeout bounds an approval. It runs detached from the
+	// request: a client that goes away does not cut a verdict in half.
+	approveTimeout = 30 * time.Second
+)
+
+// codeNoCluster is the error code of the cluster endpoints on a server
+// without a cluster.
+const codeNoCluster = "no_cluster"
+
+// noCluster answers 404 when the server has no cluster and reports whether
+// it did.
+func (s *Server) noCluster(w http.ResponseWriter) bool {
+	if s.cluster != nil {
+		return false
+	}
+	writeJSON(w, http.StatusNotFound, apiError{
+		Error: "This server has no cluster configured, so there is no cluster status or approval here.",
+		Code:  codeNoCluster,
+	})
+	return true
+}
+
+// handleCluster answers GET /api/cluster: the cluster's status (in
+// practice a cluster.Report: workers, pools, runs).
+func (s *Server) handleCluster(w http.ResponseWriter, r *http.Request) {
+	if s.noCluster(w) {
+		return
+	}
+	rep, err := s.cluster.Status(r.Context())
+	if err != nil {
+		fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+// handleClusterEvents answers GET /api/cluster/events with Server-Sent
+// Events:
+//
+//	event: status   data: <the Status JSON>   at once, then after commits and at least every clusterPoll
+//	event: error    data: {"error": ...}      when Status fails (the stream goes on and tries again)
+//	event: end      data: {"reason": ...}     when the server shuts down or the store stops watching
+//
+// and a comment line every heartbeat. A commit the store reports (its
+// Watch, as the tail uses) brings a new status, but at most one every
+// clusterCoalesce, so a burst of commits is one status.
+func (s *Server) handleClusterEvents(w http.ResponseWriter, r *http.Request) {
+	if s.noCluster(w) {
+		return
+	}
+	ctx := r.Context()
+	events, err := s.st.Watch(ctx)
+	if err != nil {
+		fail(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	// Only the writing half of a tail stream: its event and write.
+	out := &tailStream{w: w, rc: http.NewResponseController(w)}
+
+	var last time.Time // when the last status went out
+	poll := time.NewTimer(s.clusterPoll)
+	defer poll.Stop()
+	soon := time.NewTimer(time.Hour) // a status owed to commits
+	soon.Stop()
+	defer soon.Stop()
+	owed := false
+	send := func() error {
+		sctx, cancel := context.WithTimeout(ctx, clusterStatusTimeout)
+		rep, err := s.cluster.Status(sctx)
+		cancel()
+		last = time.Now()
+		poll.Reset(s.clusterPoll)
+		if owed {
+			soon.Stop()
+			owed = false
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return out.event("error", "", apiError{Error: sentence(err.Error())})
+		}
+		return out.event("status", "", rep)
+	}
+	if send() != nil {
+		return
+	}
+	hb := time.NewTicker(s.heartbeat)
+	defer hb.Stop()
+	stop := stopping(ctx)
+	for {
+		var err error
+		select {
+		case <-ctx.Done():
+			return
+		case <-stop:
+			_ = out.event("end", "", map[string]string{"reason": "the server is shutting down"})
+			return
+		case <-hb.C:
+			err = out.write(": heartbeat\n\n")
+		case _, ok := <-events:
+			if !ok {
+				_ = out.event("end", "", map[string]string{"reason": "the store stopped delivering commits"})
+				return
+			}
+			// Any commit may be a run's or a worker's (and a watcher that
+			// missed events has missed those too): a status is owed, no
+			// sooner than clusterCoalesce after the last one.
+			if !owed {
+				owed = true
+				soon.Reset(max(0, s.clusterCoalesce-time.Since(last)))
+			}
+		case <-soon.C:
+			owed = false
+			err = send()
+		case <-poll.C:
+			err = send()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// approveRequest is the body of POST /api/cluster/runs/{id}/approve.
+type approveRequest struct {
+	// Approve is the verdict: true approves, false denies. It must be
+	// given: an empty body does not deny by default.
+	Approve *bool  `json:"approve"`
+	By      string `json:"by"`
+	Reason  string `json:"reason"`
+}
+
+// maxBy bounds the length of who decides.
+const maxBy = 200
+
+// handleApprove answers POST /api/cluster/runs/{id}/approve {"approve":
+// bool, "by": who, "reason": why}: it records the verdict on the approval
+// the run waits for and answers {"ok": true}. A run that is not waiting for
+// an approval answers 409; an unknown run 404.
+func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
+	if s.noCluster(w) {
+		return
+	}
+	id, ok := checkID(w, r.PathValue("id"), "run id")
+	if !ok {
+		return
+	}
+	var req approveRequest
+	if !decodeBody(w, r, &req, false) {
+		return
+	}
+	by := strings.TrimSpace(req.By)
+	switch {
+	case req.Approve == nil:
+		writeError(w, http.StatusBadRequest, "The request needs \"approve\": true to approve or false to deny.")
+		return
+	case by == "":
+		writeError(w, http.StatusBadRequest, "The request needs \"by\": who decides (the verdict records it).")
+		return
+	case len(by) > maxBy:
+		writeError(w, http.StatusBadRequest, "\"by\" is longer than %d bytes.", maxBy)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), approveTimeout)
+	defer cancel()
+	if err := s.cluster.Approve(ctx, id, *req.Approve, by, strings.TrimSpace(req.Reason)); err != nil {
+		// The cluster's sentinel errors live above this package: match
+		// their text (cluster.ErrNotWaiting, cluster.ErrNotARun).
+		switch msg := err.Error(); {
+		case strings.Contains(msg, "not waiting"):
+			writeError(w, http.StatusConflict, "%s", sentence(msg))
+		case strings.Contains(msg, "not a cluster run"):
+			writeError(w, http.StatusNotFound, "%s", sentence(msg))
+		default:
+			fail(w, r, err) // store.ErrNotFound 404, ErrConflict 409, else 500
+		}
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}
+
+// health answers the probes, outside /api and without the token:
+//
+//	GET /health/live    200 {"status": "live"} while the process serves
+//	GET /health/ready   200 {"status": "ready"} when the store answers a
+//	                    one-session list within 2 s; else 503
+//	                    {"status": "unready", "why": ...}
+//
+// They sit behind guardHost, as the viewer does: without a token the
+// server listens on loopback only, so every real probe reaches it with a
+// loopback Host (curl http://127.0.0.1:7474/health/ready), and refusing
+// other Hosts keeps a DNS-rebinding page from reading even this; with a
+// token the server may be public, and a load balancer's or a kubelet's
+// probe carries no token and any Host (the pod's IP), so both are open.
+// What they say is what a probe needs; the store's own error text (which
+// may name hosts or paths) goes only to callers with the token, or to
+// loopback callers of a server without one.
+func (s *Server) health() http.Handler {
+	mux := http.NewServeMux()
+	route(mux, "GET", "/health/live", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, healthBody{Status: "live"})
+	})
+	route(mux, "GET", "/health/ready", s.handleReady)
+	mux.HandleFunc("/health/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "There is no health endpoint at %s (there are /health/live and /health/ready).", r.URL.Path)
+	})
+	return mux
+}
+
+// healthBody is the body of a health answer.
+type healthBody struct {
+	Status string `json:"status"`
+	Why    string `json:"why,omitempty"`
+}
+
+// readyTimeout bounds the store check of /health/ready.
+const readyTimeout = 2 * time.Second
+
+func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-stopping(r.Context()):
+		writeJSON(w, http.StatusServiceUnavailable, healthBody{Status: "unready", Why: "the server is shutting down"})
+		return
+	default:
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+	defer cancel()
+	if _, err := s.st.List(ctx, store.Filter{Limit: 1}); err != nil {
+		why := "the store does not answer"
+		if errors.Is(err, context.DeadlineExceeded) {
+			why += " within " + readyTimeout.String()
+		}
+		if s.token == "" || s.authorized(r) {
+			why += ": " + err.Error()
+		}
+		writeJSON(w, http.StatusServiceUnavailable, healthBody{Status: "unready", Why: why})
+		return
+	}
+	writeJSON(w, http.StatusOK, healthBody{Status: "ready"})
+}
