@@ -149,10 +149,10 @@ func BenchmarkClusterFanout(b *testing.B) {
 	n := benchRuns(10000)
 	for b.Loop() {
 		home := b.TempDir()
-		e := newEnv(b, home, freshDB(b))
+		e := newEnvWith(b, home, freshDB(b), cluster.Options{})
 		base := inProcess(b, e, n)
-		e.worker("w1", "--concurrency", "2000")
-		e.worker("w2", "--concurrency", "2000")
+		e.defaultWorker("w1", "--concurrency", "2000")
+		e.defaultWorker("w2", "--concurrency", "2000")
 		t0 := time.Now()
 		ids := submitAll(b, e, n)
 		waitDone(b, e, n, 30*time.Minute)
@@ -179,13 +179,12 @@ func BenchmarkClusterScaling(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			for b.Loop() {
 				home := b.TempDir()
-				e := newEnv(b, home, freshDB(b))
-				ids := submitAll(b, e, n) // queued before the workers start
-				_ = ids
-				t0 := time.Now()
+				e := newEnvWith(b, home, freshDB(b), cluster.Options{})
 				for i := range workers {
-					e.worker(fmt.Sprintf("w%d", i), "--concurrency", strconv.Itoa(conc))
+					e.defaultWorker(fmt.Sprintf("w%d", i), "--concurrency", strconv.Itoa(conc))
 				}
+				t0 := time.Now()
+				submitAll(b, e, n)
 				waitDone(b, e, n, 30*time.Minute)
 				rate := float64(n) / time.Since(t0).Seconds()
 				if workers == 1 {
@@ -249,9 +248,9 @@ func BenchmarkTakeover(b *testing.B) {
 }
 
 // defaultWorker starts a worker with the default heartbeat and dead-after.
-func (e *env) defaultWorker(id string) *proc {
+func (e *env) defaultWorker(id string, args ...string) *proc {
 	e.t.Helper()
-	p := e.start(rathBin, id, "worker", "--id", id)
+	p := e.start(rathBin, id, append([]string{"worker", "--id", id}, args...)...)
 	e.waitFor("worker "+id, 20*time.Second, func() bool { return strings.Contains(p.out.String(), "worker started") })
 	return p
 }

@@ -27,7 +27,7 @@ type Options struct {
 	SliceSteps int
 	SliceTime  time.Duration
 	// Heartbeat is how often a worker says it is alive and looks for dead
-	// peers (default 1 s). A worker silent for DeadAfter (default 5 s) is
+	// peers (default 1 s). A worker silent for DeadAfter (default 10 s) is
 	// dead; one on this host whose process is gone is dead at once.
 	Heartbeat time.Duration
 	DeadAfter time.Duration
@@ -49,7 +49,7 @@ func (o Options) withDefaults() Options {
 		o.Heartbeat = time.Second
 	}
 	if o.DeadAfter <= 0 {
-		o.DeadAfter = 5 * time.Second
+		o.DeadAfter = 10 * time.Second
 	}
 	if o.Poll <= 0 {
 		o.Poll = 100 * time.Millisecond

@@ -217,11 +217,16 @@ func callIDs(calls []session.ToolCall) string {
 // pool alive the run waits, unroutable, until one is.
 func (c *Cluster) continueWith(ctx context.Context, run *Run, s *session.Session, prev session.ChunkID) error {
 	st := c.rt.Store
-	epoch, err := st.Advance(ctx, run.ID)
+	review := run.Review
+	fctx, fresh, err := c.take(ctx, run.ID, run.State)
 	if err != nil {
 		return err
 	}
-	fctx := store.WithFence(ctx, store.Fence{Session: run.ID, Epoch: epoch})
+	if fresh == nil {
+		return fmt.Errorf("%w: %s moved on meanwhile", ErrNotWaiting, run.ID)
+	}
+	run = fresh
+	run.Review = review
 	live, err := c.live(ctx, &c.cache)
 	if err != nil {
 		return err

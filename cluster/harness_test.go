@@ -109,6 +109,12 @@ type env struct {
 var fast = []string{"--heartbeat", "200ms", "--dead-after", "1500ms", "--poll", "50ms"}
 
 func newEnv(t testing.TB, home, storeURL string) *env {
+	return newEnvWith(t, home, storeURL, cluster.Options{Heartbeat: 200 * time.Millisecond, DeadAfter: 1500 * time.Millisecond})
+}
+
+// newEnvWith is newEnv whose own handle on the cluster (routing, status)
+// uses opts.
+func newEnvWith(t testing.TB, home, storeURL string, opts cluster.Options) *env {
 	e := &env{t: t, home: home, store: storeURL, effects: filepath.Join(home, "effects.log"), workers: map[string]*proc{}}
 	ctx := context.Background()
 	rt, err := rath.Open(ctx, rath.Config{Home: home, Store: storeURL})
@@ -116,7 +122,7 @@ func newEnv(t testing.TB, home, storeURL string) *env {
 		t.Fatal(err)
 	}
 	e.rt = rt
-	cl, err := cluster.Open(ctx, rt, cluster.Options{Heartbeat: 200 * time.Millisecond, DeadAfter: 1500 * time.Millisecond})
+	cl, err := cluster.Open(ctx, rt, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -91,7 +92,7 @@ func (c *Cluster) reroute(ctx context.Context) error {
 		if r.Queue == "" {
 			continue
 		}
-		if err := c.routeWaiting(ctx, run, r); err != nil {
+		if err := c.routeWaiting(ctx, run, r); err != nil && !errors.Is(err, store.ErrFenced) {
 			return err
 		}
 	}
@@ -121,11 +122,10 @@ func (c *Cluster) reroute(ctx context.Context) error {
 // it never ran (nothing derives from the input yet), else on its ledger.
 func (c *Cluster) routeWaiting(ctx context.Context, run *Run, r routing) error {
 	st := c.rt.Store
-	epoch, err := st.Advance(ctx, run.ID)
-	if err != nil {
+	fctx, run, err := c.take(ctx, run.ID, StateUnroutable)
+	if err != nil || run == nil {
 		return err
 	}
-	fctx := store.WithFence(ctx, store.Fence{Session: run.ID, Epoch: epoch})
 	ch := r.chunk("cluster.route")
 	if run.Slices == 0 {
 		in, err := st.Load(fctx, run.ID)
@@ -191,4 +191,24 @@ func (c *Cluster) setJobs(ctx context.Context, ids map[string]int64) error {
 		}
 	}
 	return nil
+}
+
+// take advances a run's epoch and reads it again under the new one; the
+// run is nil (and nothing to do) unless it is still in state want and no
+// one advanced in between. Every write the caller makes under the returned
+// context fails if someone takes the run after it: of workers racing to
+// move a run on, one does.
+func (c *Cluster) take(ctx context.Context, id session.ID, want State) (context.Context, *Run, error) {
+	epoch, err := c.rt.Store.Advance(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	run, err := loadRun(ctx, c.rt.Store, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if run.Epoch != epoch || run.State != want {
+		return nil, nil, nil
+	}
+	return store.WithFence(ctx, store.Fence{Session: id, Epoch: epoch}), run, nil
 }

@@ -85,6 +85,18 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 		return err
 	}
 	fctx := store.WithFence(ctx, store.Fence{Session: id, Epoch: epoch})
+	// Read the run again under the new epoch: whoever advanced before us
+	// has written what it did; whoever advances after fences us out.
+	if run, err = loadRun(ctx, st, id); err != nil {
+		return err
+	}
+	if run.Epoch != epoch {
+		return w.lost(fmt.Errorf("%w: run %s moved to epoch %d as this worker took %d", store.ErrFenced, id, run.Epoch, epoch))
+	}
+	if run.State.Final() || run.State == StateWaitingApproval || run.State == StateNeedsReview || run.State == StateUnroutable {
+		// A duplicate job of a run that is over or waits for a person.
+		return nil
+	}
 	why := w.takeReason(run)
 	prev := run.Worker
 	run.Worker, run.Pool, run.Slices, run.Error = w.info.ID, queue, run.Slices+1, ""
@@ -165,12 +177,14 @@ func (w *Worker) pin(run *Run, in *session.Session) {
 	}
 }
 
-// lost turns a fenced-out write into a retryable error: a newer owner
-// holds the run, and this job (already finalized by whoever replaced it)
-// must not complete it.
+// lost ends a job whose writes were fenced out: a newer owner holds the
+// run (through another job, or this one's replacement), so this job just
+// ends — its row is finalized already when it was replaced. Other errors
+// are returned for River to retry.
 func (w *Worker) lost(err error) error {
-	if errors.Is(err, store.ErrConflict) {
+	if errors.Is(err, store.ErrFenced) {
 		w.c.log.Warn("fenced out: another worker holds the run", "worker", w.info.ID, "err", err)
+		return nil
 	}
 	return err
 }
@@ -215,7 +229,7 @@ func (w *Worker) settle(ctx, fctx context.Context, run *Run, out *session.Sessio
 			return w.lost(merr)
 		}
 		return nil
-	case errors.Is(err, store.ErrConflict):
+	case errors.Is(err, store.ErrFenced):
 		return w.lost(err)
 	case ctx.Err() != nil:
 		// The worker is stopping hard: the run goes back to the queue.

@@ -193,17 +193,29 @@ func (w *Worker) Close() error { return w.q.close() }
 // Ready reports whether the worker works and reaches its store.
 func (w *Worker) Ready() bool { return w.ready.Load() && !w.storeDown.Load() }
 
-// loop beats, hands dead peers' runs on, stops cancelled runs, and routes
-// runs that were waiting for a worker, until ctx ends.
+// loop beats, and — on its own pace, so that a slow store does not delay
+// the heartbeat — hands dead peers' runs on, stops cancelled runs, and
+// routes runs that were waiting for a worker, until ctx ends.
 func (w *Worker) loop(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		w.every(ctx, func(int) error { return w.beat(ctx) })
+	})
+	w.every(ctx, func(n int) error { return w.tick(ctx, n) })
+	wg.Wait()
+}
+
+// every calls fn each heartbeat until ctx ends, saying when the store is
+// unreachable and when it is back.
+func (w *Worker) every(ctx context.Context, fn func(n int) error) {
 	t := time.NewTicker(w.c.opts.Heartbeat)
 	defer t.Stop()
 	for n := 0; ; n++ {
-		if err := w.tick(ctx, n); err != nil && ctx.Err() == nil {
+		if err := fn(n); err != nil && ctx.Err() == nil {
 			if !w.storeDown.Swap(true) {
 				w.c.log.Warn("store unreachable; retrying", "worker", w.info.ID, "err", err)
 			}
-		} else if w.storeDown.Swap(false) {
+		} else if err == nil && w.storeDown.Swap(false) {
 			w.c.log.Info("store reachable again", "worker", w.info.ID)
 		}
 		select {
@@ -215,9 +227,6 @@ func (w *Worker) loop(ctx context.Context) {
 }
 
 func (w *Worker) tick(ctx context.Context, n int) error {
-	if err := w.beat(ctx); err != nil {
-		return err
-	}
 	if err := w.c.reap(ctx, w.info.ID, w.holds); err != nil {
 		return err
 	}
