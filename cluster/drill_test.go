@@ -4,8 +4,11 @@ import (
 	"context"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/openrath/rath/cluster"
 	"github.com/openrath/rath/session"
@@ -107,4 +110,40 @@ func TestDrillStoreUnreachableAtStart(t *testing.T) {
 	e.mu.Unlock()
 	id := full.submit(`{"steps":2,"latency_ms":1,"idempotent":true}`)
 	full.waitState(id, cluster.StateDone, 30*time.Second)
+}
+
+// River's tables missing from the store's database are created at start
+// (under a lock), so the first command of any process just works.
+func TestRiverTablesCreatedAtStart(t *testing.T) {
+	url := freshDB(t)
+	home := t.TempDir()
+	e := &env{t: t, home: home, store: url, workers: map[string]*proc{}}
+	// The store exists (rath ls creates its schema) but River's tables do not.
+	if _, errOut, code := e.rath("ls"); code != 0 {
+		t.Fatalf("ls: %d %s", code, errOut)
+	}
+	if riverTables(t, url) != 0 {
+		t.Fatal("River's tables exist before any cluster command")
+	}
+	out, errOut, code := e.rath("status")
+	if code != 0 || !strings.Contains(out, "WORKERS") {
+		t.Fatalf("status on a database without River's tables: %d %s %s", code, out, errOut)
+	}
+	if riverTables(t, url) == 0 {
+		t.Fatal("status did not create River's tables")
+	}
+}
+
+func riverTables(t *testing.T, url string) int {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM information_schema.tables WHERE table_name LIKE 'river_%'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -106,10 +106,10 @@ type env struct {
 }
 
 // Fast settings, so that deaths are noticed in about a second.
-var fast = []string{"--heartbeat", "200ms", "--dead-after", "1500ms", "--poll", "50ms"}
+var fast = []string{"--heartbeat", "200ms", "--dead-after", "3s", "--poll", "50ms"}
 
 func newEnv(t testing.TB, home, storeURL string) *env {
-	return newEnvWith(t, home, storeURL, cluster.Options{Heartbeat: 200 * time.Millisecond, DeadAfter: 1500 * time.Millisecond})
+	return newEnvWith(t, home, storeURL, cluster.Options{Heartbeat: 200 * time.Millisecond, DeadAfter: 3 * time.Second})
 }
 
 // newEnvWith is newEnv whose own handle on the cluster (routing, status)

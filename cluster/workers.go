@@ -1,9 +1,12 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"syscall"
@@ -85,9 +88,22 @@ func (c *Cluster) alive(w WorkerInfo, now time.Time) (bool, string) {
 	return true, ""
 }
 
+// processExists reports whether process pid runs (a zombie — dead, not
+// yet waited for by its parent — does not).
 func processExists(pid int) bool {
 	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	stat, rerr := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if rerr != nil {
+		return true // no procfs: trust the signal check
+	}
+	// pid (comm) state ...: the state follows the last ')'.
+	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
+		return stat[i+2] != 'Z'
+	}
+	return true
 }
 
 // liveCache keeps the live workers for a moment, so that submitting many
