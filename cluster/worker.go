@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"os"
 	"slices"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/postgres"
 )
 
 // WorkerOptions configure a worker.
@@ -36,6 +38,7 @@ type WorkerOptions struct {
 type Worker struct {
 	c    *Cluster
 	q    queue
+	hb   store.Store // where heartbeats go: on PostgreSQL a small pool of their own
 	info WorkerInfo
 
 	mu        sync.Mutex
@@ -82,11 +85,33 @@ func (c *Cluster) NewWorker(ctx context.Context, o WorkerOptions) (*Worker, erro
 		return nil, err
 	}
 	w.q = q
-	if err := w.register(ctx); err != nil {
+	if w.hb, err = c.heartbeatStore(ctx); err != nil {
 		q.close()
 		return nil, err
 	}
+	if err := w.register(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
 	return w, nil
+}
+
+// heartbeatStore is the store heartbeats are written to: on PostgreSQL a
+// second handle with a pool of two connections, so that a worker busy with
+// thousands of runs does not queue its heartbeat behind their commits; on
+// SQLite the runtime's store (its writer batches everything anyway).
+func (c *Cluster) heartbeatStore(ctx context.Context) (store.Store, error) {
+	if c.pg == nil {
+		return c.rt.Store, nil
+	}
+	u, err := url.Parse(c.rt.StoreURL)
+	if err != nil {
+		return nil, err
+	}
+	q := u.Query()
+	q.Set("pool_max_conns", "2")
+	u.RawQuery = q.Encode()
+	return postgres.Open(ctx, postgres.Options{URL: u.String()})
 }
 
 func servedRevisions(names []string) ([]string, error) {
@@ -145,7 +170,7 @@ func (w *Worker) beat(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return w.c.rt.Store.SetLabel(ctx, w.info.Session, LabelWorker, string(b))
+	return w.hb.SetLabel(ctx, w.info.Session, LabelWorker, string(b))
 }
 
 // Run works runs until ctx ends, then drains: running slices stop at their
@@ -187,8 +212,14 @@ func (w *Worker) setState(ctx context.Context, s string) {
 	}
 }
 
-// Close releases the worker's River client.
-func (w *Worker) Close() error { return w.q.close() }
+// Close releases the worker's River client and heartbeat store.
+func (w *Worker) Close() error {
+	err := w.q.close()
+	if w.hb != nil && w.hb != w.c.rt.Store {
+		err = errors.Join(err, w.hb.Close())
+	}
+	return err
+}
 
 // Ready reports whether the worker works and reaches its store.
 func (w *Worker) Ready() bool { return w.ready.Load() && !w.storeDown.Load() }

@@ -70,8 +70,10 @@ func (c *Cluster) workers(ctx context.Context) ([]WorkerInfo, error) {
 	return out, nil
 }
 
-// alive decides whether w works: it said so within DeadAfter and, on this
-// host, its process exists.
+// alive decides whether w works. On this host the kernel says: its
+// process exists and is not stopped (a busy worker whose heartbeat lags is
+// not taken for dead). Elsewhere, its heartbeat: it said so within
+// DeadAfter.
 func (c *Cluster) alive(w WorkerInfo, now time.Time) (bool, string) {
 	switch w.State {
 	case workerStopped:
@@ -79,8 +81,15 @@ func (c *Cluster) alive(w WorkerInfo, now time.Time) (bool, string) {
 	case workerDead:
 		return false, w.Why
 	}
-	if w.Host == c.host && w.PID > 0 && !processExists(w.PID) {
-		return false, "its process is gone"
+	if w.Host == c.host && w.PID > 0 {
+		switch procState(w.PID) {
+		case procGone:
+			return false, "its process is gone"
+		case procStopped:
+			return false, "its process is stopped"
+		case procRunning:
+			return true, ""
+		}
 	}
 	if silent := now.Sub(w.Beat); silent > c.opts.DeadAfter {
 		return false, "silent for " + silent.Round(time.Millisecond).String()
@@ -88,22 +97,36 @@ func (c *Cluster) alive(w WorkerInfo, now time.Time) (bool, string) {
 	return true, ""
 }
 
-// processExists reports whether process pid runs (a zombie — dead, not
-// yet waited for by its parent — does not).
-func processExists(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	if err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
+// What the kernel says of a process.
+const (
+	procUnknown = iota // no procfs: go by the heartbeat
+	procRunning
+	procStopped
+	procGone
+)
+
+// procState reads process pid's state: gone (or a zombie, dead but not
+// yet waited for by its parent), stopped (SIGSTOP, a debugger), running.
+func procState(pid int) int {
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return procGone
 	}
-	stat, rerr := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if rerr != nil {
-		return true // no procfs: trust the signal check
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return procUnknown
 	}
-	// pid (comm) state ...: the state follows the last ')'.
-	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
-		return stat[i+2] != 'Z'
+	// "pid (comm) state ...": the state follows the last ')'.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 || i+2 >= len(stat) {
+		return procUnknown
 	}
-	return true
+	switch stat[i+2] {
+	case 'Z', 'X', 'x':
+		return procGone
+	case 'T', 't':
+		return procStopped
+	}
+	return procRunning
 }
 
 // liveCache keeps the live workers for a moment, so that submitting many
