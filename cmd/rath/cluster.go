@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/user"
 	"strings"
@@ -240,7 +241,14 @@ func (a *app) workerCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("--health %s: %w", health, err)
 			}
-			srv := &http.Server{Handler: cluster.Health(cl.Runtime().Store, w.Ready), ReadHeaderTimeout: 5 * time.Second}
+			mux := http.NewServeMux()
+			mux.Handle("/health/", cluster.Health(cl.Runtime().Store, w.Ready))
+			if os.Getenv("RATH_PPROF") != "" {
+				// Profiles of a busy worker, on the loopback health address.
+				mux.HandleFunc("/debug/pprof/", pprof.Index)
+				mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+			}
+			srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 			go srv.Serve(ln)
 			defer srv.Close()
 			info := w.Info()

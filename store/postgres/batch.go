@@ -37,12 +37,21 @@ const maxCASBatch = 256
 // takes one source row per target row, and the loser is not returned.
 // One statement for the whole batch: the server plans and runs it once,
 // where a statement per append cost it most of its time.
+//
+// A fenced append (fid not empty) moves only while session fid's epoch is
+// fepoch, checked with a share lock on fid's row in the same statement: an
+// Advance waits for the statement, and a statement that waited for an
+// Advance re-reads the row (READ COMMITTED) and does not move. An append
+// fenced by its own session never comes here (its share lock and its
+// update would deadlock against another such writer).
 const casBatchSQL = `WITH u AS (
-		SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::integer[], $5::text[], $6::integer[], $7::text[])
-			AS u(idx, id, head, len, prev, prevlen, payload)),
+		SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::integer[], $5::text[], $6::integer[], $7::text[],
+			$12::text[], $13::bigint[])
+			AS u(idx, id, head, len, prev, prevlen, payload, fid, fepoch)),
 	upd AS (
 		UPDATE rath.sessions s SET head = u.head, len = u.len, updated = now()
 		FROM u WHERE s.id = u.id AND s.head = u.prev AND s.len = u.prevlen
+			AND (u.fid = '' OR EXISTS (SELECT 1 FROM rath.sessions f WHERE f.id = u.fid AND f.epoch = u.fepoch FOR SHARE OF f))
 		RETURNING u.idx, s.lane, s.compact_from, u.payload),
 	seg AS (
 		INSERT INTO rath.segments(lane, first, n, data)
@@ -67,6 +76,8 @@ type casAppend struct {
 	prevLen   int
 	rows      segRows
 	eventJSON string
+	// fence, if set, must hold for the append to move (see casBatchSQL).
+	fence *store.Fence
 }
 
 type casResult struct {
@@ -191,6 +202,7 @@ func (c *committer) run(batch []*casJob) {
 const casOneSQL = `WITH upd AS (
 		UPDATE rath.sessions SET head = $2, len = $3, updated = now()
 		WHERE id = $1 AND head = $4 AND len = $5
+			AND ($10::text = '' OR EXISTS (SELECT 1 FROM rath.sessions f WHERE f.id = $10 AND f.epoch = $11 FOR SHARE OF f))
 		RETURNING lane, compact_from),
 	seg AS (
 		INSERT INTO rath.segments(lane, first, n, data)
@@ -203,17 +215,20 @@ func (c *committer) send(live []*casJob) ([]casResult, error) {
 	n := len(live)
 	if n == 1 {
 		j := live[0]
-		return c.collect(1, casOneSQL, j.id, j.head, j.len, j.prev, j.prevLen, j.rows.firsts, j.rows.ns, j.rows.datas, j.eventJSON)
+		fid, fepoch := j.fenceArgs()
+		return c.collect(1, casOneSQL, j.id, j.head, j.len, j.prev, j.prevLen, j.rows.firsts, j.rows.ns, j.rows.datas, j.eventJSON, fid, fepoch)
 	}
 	var (
 		idx, lens, prevLens   = make([]int32, n), make([]int32, n), make([]int32, n)
 		ids, heads, prevs, ev = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		fids, fepochs         = make([]string, n), make([]int64, n)
 		segIdx, firsts, ns    []int32
 		datas                 [][]byte
 	)
 	for i, j := range live {
 		idx[i], ids[i], heads[i], lens[i] = int32(i), string(j.id), string(j.head), int32(j.len)
 		prevs[i], prevLens[i], ev[i] = string(j.prev), int32(j.prevLen), j.eventJSON
+		fids[i], fepochs[i] = j.fenceArgs()
 		for r := range j.rows.firsts {
 			segIdx = append(segIdx, int32(i))
 			firsts = append(firsts, int32(j.rows.firsts[r]))
@@ -221,7 +236,15 @@ func (c *committer) send(live []*casJob) ([]casResult, error) {
 			datas = append(datas, j.rows.datas[r])
 		}
 	}
-	return c.collect(n, casBatchSQL, idx, ids, heads, lens, prevs, prevLens, ev, segIdx, firsts, ns, datas)
+	return c.collect(n, casBatchSQL, idx, ids, heads, lens, prevs, prevLens, ev, segIdx, firsts, ns, datas, fids, fepochs)
+}
+
+// fenceArgs are the append's fence as statement arguments ("" for none).
+func (a *casAppend) fenceArgs() (string, int64) {
+	if a.fence == nil {
+		return "", 0
+	}
+	return string(a.fence.Session), a.fence.Epoch
 }
 
 // collect runs a batch statement and reads which positions moved.

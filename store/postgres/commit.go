@@ -15,15 +15,18 @@ import (
 // Commit implements store.Store. The usual commit, appending to a stored
 // session whose head is prev, is one statement (see casAppend); anything
 // else (a new session, a retry, a conflict) runs in a transaction that locks
-// the session row and decides as the SQLite store does. So does a fenced
-// commit (store.WithFence), which checks its fence in that transaction.
+// the session row and decides as the SQLite store does. A fenced commit
+// (store.WithFence) takes the one statement too, with its fence checked
+// in it, unless it is fenced by its own session; when the statement does
+// not move the head, the transaction decides — and reports ErrFenced or
+// ErrConflict.
 func (s *Store) Commit(ctx context.Context, sess *session.Session, prev session.ChunkID) error {
 	if err := s.check(); err != nil {
 		return fmt.Errorf("commit %s: %w", sess.ID(), err)
 	}
 	fence := fenceOf(ctx)
-	if k := indexAfter(sess, prev); fence == nil && k > 0 && k < sess.Len() {
-		ok, err := s.casAppend(ctx, sess, prev, k)
+	if k := indexAfter(sess, prev); (fence == nil || fence.Session != sess.ID()) && k > 0 && k < sess.Len() {
+		ok, err := s.casAppend(ctx, sess, prev, k, fence)
 		if err != nil {
 			return fmt.Errorf("commit %s: %w", sess.ID(), err)
 		}
@@ -59,12 +62,12 @@ func indexAfter(sess *session.Session, prev session.ChunkID) int {
 // READ COMMITTED, re-checks its condition against a concurrent winner's
 // version, so two writers on one head cannot both succeed. It reports
 // false, having changed nothing, when the stored head is anything else.
-func (s *Store) casAppend(ctx context.Context, sess *session.Session, prev session.ChunkID, k int) (bool, error) {
+func (s *Store) casAppend(ctx context.Context, sess *session.Session, prev session.ChunkID, k int, fence *store.Fence) (bool, error) {
 	rows, err := encodeRows(sess, k)
 	if err != nil {
 		return false, err
 	}
-	r := s.cas.do(ctx, casAppend{id: sess.ID(), head: sess.Head(), len: sess.Len(), prev: prev, prevLen: k, rows: rows, eventJSON: eventJSON(sess)})
+	r := s.cas.do(ctx, casAppend{id: sess.ID(), head: sess.Head(), len: sess.Len(), prev: prev, prevLen: k, rows: rows, eventJSON: eventJSON(sess), fence: fence})
 	if r.err != nil || !r.ok {
 		return false, r.err
 	}
