@@ -115,7 +115,10 @@ func (c *Cluster) openQueue(ctx context.Context, cfg *river.Config) (queue, erro
 func (c *Cluster) riverConfig(workers *river.Workers, name string, n int) *river.Config {
 	cfg := &river.Config{
 		Logger:               slog.New(slog.NewTextHandler(io.Discard, nil)),
-		FetchCooldown:        c.opts.Poll / 2,
+		// A freed slot fetches the next job at most this soon after the
+		// last fetch; idle workers poll every Poll (SQLite) or wait for
+		// NOTIFY (PostgreSQL).
+		FetchCooldown:        min(c.opts.Poll, 5*time.Millisecond),
 		FetchPollInterval:    c.opts.Poll,
 		JobTimeout:           10 * time.Minute,
 		RescueStuckJobsAfter: 15 * time.Minute,
