@@ -114,7 +114,7 @@ func (c *Cluster) openQueue(ctx context.Context, cfg *river.Config) (queue, erro
 // working queue name with n workers as client id.
 func (c *Cluster) riverConfig(workers *river.Workers, name string, n int) *river.Config {
 	cfg := &river.Config{
-		Logger:               slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		// A freed slot fetches the next job at most this soon after the
 		// last fetch; idle workers poll every Poll (SQLite) or wait for
 		// NOTIFY (PostgreSQL).
