@@ -205,11 +205,7 @@ func BenchmarkTakeover(b *testing.B) {
 		b.Run(backend, func(b *testing.B) {
 			for b.Loop() {
 				home := b.TempDir()
-				url := "sqlite://" + filepath.Join(home, "rath.db")
-				if backend == "postgres" {
-					url = freshDB(b)
-				}
-				e := newEnv(b, home, url)
+				e := newEnv(b, home, storeURL(b, backend, home))
 				attempts := filepath.Join(home, "attempts.log")
 				os.Setenv("RATH_ATTEMPT_LOG", attempts)
 				var secs []float64
@@ -286,11 +282,7 @@ func BenchmarkSliceOverhead(b *testing.B) {
 		b.Run(backend, func(b *testing.B) {
 			for b.Loop() {
 				home := b.TempDir()
-				url := "sqlite://" + filepath.Join(home, "rath.db")
-				if backend == "postgres" {
-					url = freshDB(b)
-				}
-				e := newEnv(b, home, url)
+				e := newEnv(b, home, storeURL(b, backend, home))
 				w, err := rath.LookupWorkflow("cluster")
 				if err != nil {
 					b.Fatal(err)
@@ -339,4 +331,12 @@ func BenchmarkSliceOverhead(b *testing.B) {
 			}
 		})
 	}
+}
+
+// storeURL is a new store of the backend for a benchmark.
+func storeURL(b *testing.B, backend, home string) string {
+	if backend == "postgres" {
+		return freshDB(b)
+	}
+	return "sqlite://" + filepath.Join(home, "rath.db")
 }

@@ -247,12 +247,12 @@ func (c *Cluster) continueWith(ctx context.Context, run *Run, s *session.Session
 		if err != nil {
 			return err
 		}
-		return c.setJob(fctx, run.ID, job)
+		return c.setJob(ctx, run.ID, job) // unfenced: a worker may hold the run already
 	}
 	if err := st.Commit(fctx, s, prev); err != nil {
 		return err
 	}
-	_, err = c.enqueue(fctx, run.ID, r.Queue)
+	_, err = c.enqueue(ctx, run.ID, r.Queue) // unfenced: a worker may take the job at once
 	return err
 }
 

@@ -53,6 +53,24 @@ func (a *app) onRun(ctx context.Context, arg string) (session.ID, *cluster.Clust
 	return id, cl, err
 }
 
+// onRunCmd is a command on one run: it checks the id, opens the cluster
+// and calls run.
+func (a *app) onRunCmd(use, short string, run func(ctx context.Context, cl *cluster.Cluster, id session.ID) error) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, cl, err := a.onRun(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			defer cl.Close()
+			return run(cmd.Context(), cl, id)
+		},
+	}
+}
+
 // readInput reads --input: TEXT, @FILE or - (stdin).
 func (a *app) readInput(arg string) (string, error) {
 	switch {
@@ -420,17 +438,8 @@ func offersText(o map[string]string) string {
 
 func (a *app) cancelCmd() *cobra.Command {
 	var reason, by string
-	c := &cobra.Command{
-		Use:   "cancel ID",
-		Short: "Stop a run on whichever worker holds it",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			id, cl, err := a.onRun(ctx, args[0])
-			if err != nil {
-				return err
-			}
-			defer cl.Close()
+	c := a.onRunCmd("cancel ID", "Stop a run on whichever worker holds it",
+		func(ctx context.Context, cl *cluster.Cluster, id session.ID) error {
 			if err := cl.Cancel(ctx, id, by, reason); err != nil {
 				return err
 			}
@@ -449,8 +458,7 @@ func (a *app) cancelCmd() *cobra.Command {
 				}
 				time.Sleep(100 * time.Millisecond)
 			}
-		},
-	}
+		})
 	c.Flags().StringVar(&reason, "reason", "", "why")
 	c.Flags().StringVar(&by, "by", whoAmI(), "who cancels")
 	return c
@@ -459,17 +467,8 @@ func (a *app) cancelCmd() *cobra.Command {
 func (a *app) approveCmd() *cobra.Command {
 	var reason, by string
 	var deny bool
-	c := &cobra.Command{
-		Use:   "approve ID",
-		Short: "Approve (or --deny) the approval a run waits for; the run continues on a worker",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			id, cl, err := a.onRun(ctx, args[0])
-			if err != nil {
-				return err
-			}
-			defer cl.Close()
+	c := a.onRunCmd("approve ID", "Approve (or --deny) the approval a run waits for; the run continues on a worker",
+		func(ctx context.Context, cl *cluster.Cluster, id session.ID) error {
 			if err := cl.Approve(ctx, id, !deny, by, reason); err != nil {
 				return err
 			}
@@ -479,8 +478,7 @@ func (a *app) approveCmd() *cobra.Command {
 			}
 			fmt.Fprintf(a.stderr, "%s %s\n", verdict, id)
 			return nil
-		},
-	}
+		})
 	c.Flags().BoolVar(&deny, "deny", false, "reject instead of approving")
 	c.Flags().StringVar(&reason, "reason", "", "why")
 	c.Flags().StringVar(&by, "by", whoAmI(), "who decides")
