@@ -44,10 +44,7 @@ func (c *Cluster) Cancel(ctx context.Context, id session.ID, by, reason string) 
 	if reason != "" {
 		who += ": " + reason
 	}
-	if err := c.rt.Store.SetLabel(ctx, id, LabelCancelBy, who); err != nil {
-		return err
-	}
-	if err := c.rt.Store.SetLabel(ctx, id, LabelCancel, "requested"); err != nil {
+	if err := c.rt.Store.SetLabels(ctx, id, map[string]string{LabelCancelBy: who, LabelCancel: "requested"}); err != nil {
 		return err
 	}
 	if info, err := c.rt.Store.Info(ctx, id); err == nil {

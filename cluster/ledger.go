@@ -32,10 +32,7 @@ func (c *Cluster) record(ctx context.Context, run *Run, ch session.Chunk) error 
 		return fmt.Errorf("cluster: ledger of %s: %w", run.ID, err)
 	}
 	if prev == "" {
-		if err := st.SetLabel(ctx, next.ID(), LabelKind, "ledger"); err != nil {
-			return err
-		}
-		if err := st.SetLabel(ctx, next.ID(), LabelLedger, string(run.ID)); err != nil {
+		if err := st.SetLabels(ctx, next.ID(), map[string]string{LabelKind: "ledger", LabelLedger: string(run.ID)}); err != nil {
 			return err
 		}
 		run.Ledger = next.ID()

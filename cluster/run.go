@@ -115,16 +115,18 @@ func runOf(info store.Info) (*Run, error) {
 	return &r, nil
 }
 
-// save writes the run's record and state (under ctx's fence, if any).
-func (r *Run) save(ctx context.Context, st store.Store) error {
+// save writes the run's record and state (under ctx's fence, if any), with
+// any other labels given, in one write.
+func (r *Run) save(ctx context.Context, st store.Store, also ...string) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
-	if err := st.SetLabel(ctx, r.ID, LabelRun, string(b)); err != nil {
-		return fmt.Errorf("cluster: run %s: %w", r.ID, err)
+	labels := map[string]string{LabelRun: string(b), LabelState: string(r.State)}
+	for i := 0; i+1 < len(also); i += 2 {
+		labels[also[i]] = also[i+1]
 	}
-	if err := st.SetLabel(ctx, r.ID, LabelState, string(r.State)); err != nil {
+	if err := st.SetLabels(ctx, r.ID, labels); err != nil {
 		return fmt.Errorf("cluster: run %s: %w", r.ID, err)
 	}
 	return nil

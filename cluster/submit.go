@@ -55,13 +55,7 @@ func (c *Cluster) Submit(ctx context.Context, name string, o SubmitOptions) (ses
 	if r.Queue == "" {
 		run.State = StateUnroutable
 	}
-	if err := c.rt.Store.SetLabel(ctx, in.ID(), LabelKind, "run"); err != nil {
-		return "", err
-	}
-	if err := c.rt.Store.SetLabel(ctx, in.ID(), rath.WorkflowLabel, name); err != nil {
-		return "", err
-	}
-	if err := run.save(ctx, c.rt.Store); err != nil {
+	if err := run.save(ctx, c.rt.Store, LabelKind, "run", rath.WorkflowLabel, name); err != nil {
 		return "", err
 	}
 	if r.Queue != "" {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/openrath/rath/session"
@@ -43,6 +44,9 @@ type Store interface {
 	SetStatus(ctx context.Context, id session.ID, to Status) error
 	// SetLabel sets a label; an empty value removes it.
 	SetLabel(ctx context.Context, id session.ID, key, value string) error
+	// SetLabels sets several labels at once, in one transaction (an empty
+	// value removes its label).
+	SetLabels(ctx context.Context, id session.ID, labels map[string]string) error
 
 	// GC deletes sessions last updated before now-olderThan whose status is
 	// one of statuses (closed, archived and failed if none are given), and
@@ -115,4 +119,15 @@ func GCStatuses(given ...Status) []Status {
 		return given
 	}
 	return []Status{StatusClosed, StatusArchived, StatusFailed}
+}
+
+// SortedKeys returns m's keys in order (labels are written in a stable
+// order, so that concurrent writers lock rows alike).
+func SortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

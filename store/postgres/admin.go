@@ -35,6 +35,11 @@ func (s *Store) SetStatus(ctx context.Context, id session.ID, to store.Status) e
 
 // SetLabel implements store.Store.
 func (s *Store) SetLabel(ctx context.Context, id session.ID, key, value string) error {
+	return s.SetLabels(ctx, id, map[string]string{key: value})
+}
+
+// SetLabels implements store.Store: one transaction for them all.
+func (s *Store) SetLabels(ctx context.Context, id session.ID, labels map[string]string) error {
 	fence := fenceOf(ctx)
 	err := s.write(ctx, func(tx pgx.Tx) error {
 		if err := checkFence(ctx, tx, fence, id, keyShare); err != nil {
@@ -44,13 +49,19 @@ func (s *Store) SetLabel(ctx context.Context, id session.ID, key, value string) 
 		if _, err := laneByID(ctx, tx, id, keyShare); err != nil {
 			return err
 		}
-		if value == "" {
-			_, err := tx.Exec(ctx, `DELETE FROM rath.labels WHERE id = $1 AND key = $2`, id, key)
-			return err
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO rath.labels(id, key, value) VALUES($1, $2, $3)
+		for _, key := range store.SortedKeys(labels) {
+			var err error
+			if value := labels[key]; value == "" {
+				_, err = tx.Exec(ctx, `DELETE FROM rath.labels WHERE id = $1 AND key = $2`, id, key)
+			} else {
+				_, err = tx.Exec(ctx, `INSERT INTO rath.labels(id, key, value) VALUES($1, $2, $3)
 			ON CONFLICT(id, key) DO UPDATE SET value = excluded.value`, id, key, value)
-		return err
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("label %s: %w", id, err)

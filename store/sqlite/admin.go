@@ -34,6 +34,11 @@ func (s *Store) SetStatus(ctx context.Context, id session.ID, to store.Status) e
 
 // SetLabel implements store.Store.
 func (s *Store) SetLabel(ctx context.Context, id session.ID, key, value string) error {
+	return s.SetLabels(ctx, id, map[string]string{key: value})
+}
+
+// SetLabels implements store.Store: one transaction for them all.
+func (s *Store) SetLabels(ctx context.Context, id session.ID, labels map[string]string) error {
 	fence := fenceOf(ctx)
 	err := s.write(ctx, func(tx *wtx, _ *[]store.Event) error {
 		if err := checkFence(tx, fence); err != nil {
@@ -42,13 +47,19 @@ func (s *Store) SetLabel(ctx context.Context, id session.ID, key, value string) 
 		if _, err := laneByID(tx, id); err != nil {
 			return err
 		}
-		if value == "" {
-			_, err := tx.Exec(`DELETE FROM labels WHERE id = ? AND key = ?`, id, key)
-			return err
-		}
-		_, err := tx.Exec(`INSERT INTO labels(id, key, value) VALUES(?, ?, ?)
+		for _, key := range store.SortedKeys(labels) {
+			var err error
+			if value := labels[key]; value == "" {
+				_, err = tx.Exec(`DELETE FROM labels WHERE id = ? AND key = ?`, id, key)
+			} else {
+				_, err = tx.Exec(`INSERT INTO labels(id, key, value) VALUES(?, ?, ?)
 			ON CONFLICT(id, key) DO UPDATE SET value = excluded.value`, id, key, value)
-		return err
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("label %s: %w", id, err)

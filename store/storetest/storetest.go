@@ -44,6 +44,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"VerifyCatchesTampering", testVerify},
 		{"Watch", testWatch},
 		{"NotFound", testNotFound},
+		{"SetLabels", testSetLabels},
 		{"FenceEpochs", testFenceEpochs},
 		{"FencedCommit", testFencedCommit},
 		{"FenceRace", testFenceRace},
