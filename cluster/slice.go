@@ -53,17 +53,21 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 		delete(w.held, id)
 		w.mu.Unlock()
 	}()
-	run, err := loadRun(ctx, st, id)
-	if errors.Is(err, store.ErrNotFound) || errors.Is(err, ErrNotARun) {
+	info, err := st.Info(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
 		return river.JobCancel(err)
 	}
 	if err != nil {
 		return err // the store: River retries later
 	}
+	run, err := runOf(info)
+	if err != nil {
+		return river.JobCancel(err)
+	}
 	if run.State.Final() {
 		return nil
 	}
-	if info, err := st.Info(ctx, id); err == nil && info.Labels[LabelCancel] == "requested" {
+	if info.Labels[LabelCancel] == "requested" {
 		return river.JobCancel(w.c.finishCancel(ctx, run, info.Labels[LabelCancelBy]))
 	}
 	wf, err := rath.LookupWorkflow(run.Workflow)
@@ -103,9 +107,9 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	if run.Revision == "" {
 		run.Revision = rev
 	}
+	var in *session.Session // the input, read on the first slice
 	if run.Slices == 1 {
-		in, err := st.Load(ctx, id)
-		if err != nil {
+		if in, err = st.Load(ctx, id); err != nil {
 			return err
 		}
 		w.pin(run, in)
@@ -118,7 +122,7 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 			Candidates: []session.Candidate{{Name: w.info.ID, Description: fmt.Sprintf("host %s pid %d, pool %s", w.info.Host, w.info.PID, queue)}},
 			Choice:     w.info.ID, Reason: fmt.Sprintf("%s %s at epoch %d (slice %d, revision %s)", w.info.ID, why, epoch, run.Slices, run.Revision)}).
 			WithTier(session.TierDurable)
-		if err := w.c.note(fctx, run, ch); err != nil {
+		if err := w.c.note(fctx, run, in, ch); err != nil {
 			return w.lost(err)
 		}
 	}
