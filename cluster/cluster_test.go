@@ -240,29 +240,23 @@ func TestDrainOnSIGTERM(t *testing.T) {
 // Bad input gets one clear error and a usage exit code.
 func TestBadInput(t *testing.T) {
 	backends(t, func(t *testing.T, e *env) {
-		_, errOut, code := e.rath("submit", "nope")
-		if code != 2 || !strings.Contains(errOut, "unknown workflow") {
-			t.Fatalf("unknown workflow: %d %s", code, errOut)
-		}
-		_, errOut, code = e.rath("submit", "cluster", "--input", "@/no/such/file")
-		if code != 2 || !strings.Contains(errOut, "no such file") {
-			t.Fatalf("missing input file: %d %s", code, errOut)
-		}
-		_, errOut, code = e.rath("submit", "cluster", "--input", "{not json")
-		if code != 1 || !strings.Contains(errOut, "not a JSON config") {
-			t.Fatalf("malformed input: %d %s", code, errOut)
-		}
-		_, errOut, code = e.rath("submit", "hello", "--input", "x")
-		if code != 2 || !strings.Contains(errOut, "takes no input") {
-			t.Fatalf("input to a workflow without: %d %s", code, errOut)
-		}
-		_, errOut, code = e.rath("submit", "cluster", "--needs", "gpu")
-		if code != 2 || !strings.Contains(errOut, "key=value") {
-			t.Fatalf("malformed needs: %d %s", code, errOut)
-		}
-		_, errOut, code = e.rath("review", "ses_01M8836F80XRAF4GCN10KSQ10W", "--happened", "--abort")
-		if code != 2 {
-			t.Fatalf("two review verdicts: %d %s", code, errOut)
+		for _, tc := range []struct {
+			what string
+			args []string
+			code int
+			says string
+		}{
+			{"unknown workflow", []string{"submit", "nope"}, 2, "unknown workflow"},
+			{"missing input file", []string{"submit", "cluster", "--input", "@/no/such/file"}, 2, "no such file"},
+			{"malformed input", []string{"submit", "cluster", "--input", "{not json"}, 1, "not a JSON config"},
+			{"input to a workflow without", []string{"submit", "hello", "--input", "x"}, 2, "takes no input"},
+			{"malformed needs", []string{"submit", "cluster", "--needs", "gpu"}, 2, "key=value"},
+			{"two review verdicts", []string{"review", "ses_01M8836F80XRAF4GCN10KSQ10W", "--happened", "--abort"}, 2, "exactly one"},
+			{"a run id that is not one", []string{"cancel", "nope"}, 2, "not a session id"},
+		} {
+			if _, errOut, code := e.rath(tc.args...); code != tc.code || !strings.Contains(errOut, tc.says) {
+				t.Errorf("%s: exit %d, %q (want %d, %q)", tc.what, code, errOut, tc.code, tc.says)
+			}
 		}
 	})
 }

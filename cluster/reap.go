@@ -18,8 +18,8 @@ import (
 // completion by a worker that was only paused touches nothing), and the
 // worker is marked dead. Any live worker may do it; doing it twice is
 // harmless (a job already replaced is not running).
-func (c *Cluster) reap(ctx context.Context, self string, holds func(run string) bool) error {
-	if err := c.unstick(ctx, self, holds); err != nil {
+func (c *Cluster) reap(ctx context.Context, self string, finished func(job int64) bool) error {
+	if err := c.unstick(ctx, self, finished); err != nil {
 		return err
 	}
 	ws, err := c.workers(ctx)
@@ -146,27 +146,23 @@ func (c *Cluster) routeWaiting(ctx context.Context, run *Run, r routing) error {
 	return err
 }
 
-// stuckAfter is how long a job of this worker may stay running in the
-// database without the worker holding its run.
+// stuckAfter is how long a job this worker finished may still be running
+// in the database before its completion is taken for lost.
 const stuckAfter = 5 * time.Second
 
 // unstick replaces this worker's own jobs that the database says are
-// running but the worker does not hold: their completion was lost (the
-// database went away as the slice ended), and nobody else would take them
-// while this worker lives.
-func (c *Cluster) unstick(ctx context.Context, self string, holds func(run string) bool) error {
+// running though the worker finished them more than stuckAfter ago: their
+// completion was lost (the database went away as the slice ended), and
+// nobody else would take them while this worker lives. (A job fetched but
+// not yet started is not finished: a busy worker's backlog is left alone.)
+func (c *Cluster) unstick(ctx context.Context, self string, finished func(job int64) bool) error {
 	jobs, err := c.q.running(ctx)
 	if err != nil {
 		return err
 	}
 	var stuck []*rivertype.JobRow
 	for _, j := range jobs {
-		n := len(j.AttemptedBy)
-		if n == 0 || j.AttemptedBy[n-1] != self || j.AttemptedAt == nil || time.Since(*j.AttemptedAt) < stuckAfter {
-			continue
-		}
-		var a RunArgs
-		if json.Unmarshal(j.EncodedArgs, &a) == nil && !holds(a.Run) {
+		if n := len(j.AttemptedBy); n > 0 && j.AttemptedBy[n-1] == self && finished(j.ID) {
 			stuck = append(stuck, j)
 		}
 	}

@@ -43,6 +43,7 @@ type Worker struct {
 
 	mu        sync.Mutex
 	held      map[session.ID]*hold
+	finished  map[int64]time.Time // jobs whose Work returned, and when
 	draining  atomic.Bool
 	ready     atomic.Bool
 	storeDown atomic.Bool
@@ -70,7 +71,7 @@ func (c *Cluster) NewWorker(ctx context.Context, o WorkerOptions) (*Worker, erro
 	if o.Offers == nil {
 		o.Offers = map[string]string{}
 	}
-	w := &Worker{c: c, held: map[session.ID]*hold{}}
+	w := &Worker{c: c, held: map[session.ID]*hold{}, finished: map[int64]time.Time{}}
 	w.info = WorkerInfo{ID: o.ID, Host: c.host, PID: os.Getpid(), Offers: maps.Clone(o.Offers), Serves: serves,
 		Concurrency: o.Concurrency, Started: time.Now().UTC(), State: workerAlive}
 	w.info.Pool = queueName(poolKey(o.Offers, serves))
@@ -258,7 +259,7 @@ func (w *Worker) every(ctx context.Context, fn func(n int) error) {
 }
 
 func (w *Worker) tick(ctx context.Context, n int) error {
-	if err := w.c.reap(ctx, w.info.ID, w.holds); err != nil {
+	if err := w.c.reap(ctx, w.info.ID, w.finishedLongAgo); err != nil {
 		return err
 	}
 	if err := w.cancels(ctx); err != nil {
@@ -272,11 +273,18 @@ func (w *Worker) tick(ctx context.Context, n int) error {
 	return nil
 }
 
-// holds reports whether the worker is working run.
-func (w *Worker) holds(run string) bool {
+// finishedLongAgo reports whether the worker's Work for job returned more
+// than stuckAfter ago (and forgets jobs finished long before that).
+func (w *Worker) finishedLongAgo(job int64) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.held[session.ID(run)] != nil
+	for id, at := range w.finished {
+		if time.Since(at) > 10*time.Minute {
+			delete(w.finished, id)
+		}
+	}
+	at, ok := w.finished[job]
+	return ok && time.Since(at) > stuckAfter
 }
 
 // cancels stops the held runs someone asked to cancel.
@@ -309,7 +317,13 @@ type runWorker struct {
 
 // Work implements river.Worker.
 func (rw *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
+	rw.w.mu.Lock()
+	delete(rw.w.finished, job.ID) // a snoozed job worked again
+	rw.w.mu.Unlock()
 	err := rw.w.work(ctx, job.ID, job.Queue, session.ID(job.Args.Run))
+	rw.w.mu.Lock()
+	rw.w.finished[job.ID] = time.Now()
+	rw.w.mu.Unlock()
 	var snooze *river.JobSnoozeError
 	if err != nil && !errors.As(err, &snooze) {
 		rw.w.c.log.Warn("slice ended with an error", "worker", rw.w.info.ID, "run", job.Args.Run, "job", job.ID, "err", err)

@@ -89,11 +89,7 @@ func (s *Server) handleClusterEvents(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, err)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	startEvents(w)
 	// Only the writing half of a tail stream: its event and write.
 	out := &tailStream{w: w, rc: http.NewResponseController(w)}
 

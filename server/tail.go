@@ -48,11 +48,7 @@ func (s *Server) handleTail(w http.ResponseWriter, r *http.Request) {
 	if n, err := strconv.Atoi(r.Header.Get("Last-Event-ID")); err == nil && n >= 0 && n < info.Len {
 		t.sent = n + 1
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	startEvents(w)
 	if t.event("ready", "", map[string]any{"id": id, "len": info.Len}) != nil || t.catchUp(ctx, info.Len) != nil {
 		return
 	}
@@ -147,4 +143,14 @@ func (t *tailStream) write(s string) error {
 		return err
 	}
 	return t.rc.Flush()
+}
+
+// startEvents answers with the headers of a Server-Sent Events stream,
+// unbuffered by proxies.
+func startEvents(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
 }
