@@ -123,12 +123,7 @@ func (r *run) recordedVerdicts(calls []session.ToolCall) (map[string]session.Too
 		}
 		delete(wanted, a.CallID)
 		if a.Verdict == session.VerdictRejected {
-			msg := "rejected"
-			if a.Reason != "" {
-				msg += ": " + a.Reason
-			}
-			refused[c.ID] = session.ToolResult{CallID: c.ID, Tool: c.Name, Args: c.Args,
-				Error: &session.ToolError{Kind: session.ToolErrRejected, Message: msg}}
+			refused[c.ID] = rejectedResult(c, a.Reason)
 		}
 	}
 	return refused, len(wanted) == 0
@@ -143,10 +138,6 @@ func Decide(s *session.Session, v Verdict) (*session.Session, error) {
 	if len(pending) == 0 {
 		return s, fmt.Errorf("agent: session %s has no tool call waiting for approval", s.ID())
 	}
-	verdict := session.VerdictRejected
-	if v.Approve {
-		verdict = session.VerdictApproved
-	}
 	node := ""
 	for i := s.Len() - 1; i >= 0; i-- {
 		if a := s.Chunk(i).Approval; a != nil && a.Verdict == session.VerdictRequested {
@@ -156,10 +147,28 @@ func Decide(s *session.Session, v Verdict) (*session.Session, error) {
 	}
 	var cs []session.Chunk
 	for _, c := range pending {
-		cs = append(cs, session.Of(&session.Approval{Subject: "tool call " + c.Name, CallID: c.ID, Verdict: verdict,
-			By: v.By, Reason: v.Reason}).WithNode(node))
+		cs = append(cs, v.chunk(c).WithNode(node))
 	}
 	return s.TryAppend(cs...)
+}
+
+// chunk is the approval chunk recording v on call c.
+func (v Verdict) chunk(c session.ToolCall) session.Chunk {
+	verdict := session.VerdictRejected
+	if v.Approve {
+		verdict = session.VerdictApproved
+	}
+	return session.Of(&session.Approval{Subject: "tool call " + c.Name, CallID: c.ID, Verdict: verdict, By: v.By, Reason: v.Reason})
+}
+
+// rejectedResult is the error result of a call a person rejected.
+func rejectedResult(c session.ToolCall, reason string) session.ToolResult {
+	msg := "rejected"
+	if reason != "" {
+		msg += ": " + reason
+	}
+	return session.ToolResult{CallID: c.ID, Tool: c.Name, Args: c.Args,
+		Error: &session.ToolError{Kind: session.ToolErrRejected, Message: msg}}
 }
 
 // Resume continues a run paused for approval: it records the verdict for
@@ -185,8 +194,8 @@ func (a *Agent) ResumeRun(ctx context.Context, s *session.Session, v Verdict) it
 	return func(yield func(Event, error) bool) {
 		r := &run{a: a, ctx: ctx, yield: yield, s: s, node: nodeOf(s, a.node), player: PlayerFrom(ctx)}
 		defer r.release()
-		if a.cfg.Store != nil {
-			if info, err := a.cfg.Store.Info(ctx, s.ID()); err == nil && info.Head == s.Head() {
+		if st := r.store(); st != nil {
+			if info, err := st.Info(ctx, s.ID()); err == nil && info.Head == s.Head() {
 				r.stored = s.Head()
 			}
 		}
@@ -195,27 +204,17 @@ func (a *Agent) ResumeRun(ctx context.Context, s *session.Session, v Verdict) it
 			yield(Event{Kind: Done, Session: s}, fmt.Errorf("agent %s: session %s has no approval waiting", a.cfg.Name, s.ID()))
 			return
 		}
-		verdict := session.VerdictRejected
-		if v.Approve {
-			verdict = session.VerdictApproved
-		}
 		refused := map[string]session.ToolResult{}
 		for _, c := range pending {
-			if err := r.add(session.Of(&session.Approval{Subject: "tool call " + c.Name, CallID: c.ID, Verdict: verdict,
-				By: v.By, Reason: v.Reason})); err != nil {
+			if err := r.add(v.chunk(c)); err != nil {
 				r.fail("replay", err)
 				return
 			}
 			if !v.Approve {
-				msg := "rejected"
-				if v.Reason != "" {
-					msg += ": " + v.Reason
-				}
-				refused[c.ID] = session.ToolResult{CallID: c.ID, Tool: c.Name, Args: c.Args,
-					Error: &session.ToolError{Kind: session.ToolErrRejected, Message: msg}}
+				refused[c.ID] = rejectedResult(c, v.Reason)
 			}
 		}
-		if st := a.cfg.Store; st != nil {
+		if st := r.store(); st != nil {
 			if err := store.MoveTo(ctx, st, s.ID(), store.StatusActive); err != nil {
 				yield(Event{Kind: Done, Session: r.s}, err)
 				return
