@@ -59,11 +59,11 @@ func (c *Cluster) Cancel(ctx context.Context, id session.ID, by, reason string) 
 	}
 	// Not being worked: stop it here, fencing out any worker that took it
 	// meanwhile (it sees the request and stops too).
-	epoch, err := c.rt.Store.Advance(ctx, id)
+	fctx, _, err := c.advance(ctx, id)
 	if err != nil {
 		return err
 	}
-	return c.finishCancel(store.WithFence(ctx, store.Fence{Session: id, Epoch: epoch}), run, who)
+	return c.finishCancel(fctx, run, who)
 }
 
 // jobOf is the run's current job: the one its last worker took, or the
@@ -178,11 +178,14 @@ func (c *Cluster) Review(ctx context.Context, id session.ID, o ReviewOptions) er
 		return fmt.Errorf("cluster: review %s: %w", id, err)
 	}
 	if o.Verdict == session.VerdictAborted {
-		epoch, err := st.Advance(ctx, id)
+		fctx, fresh, err := c.take(ctx, id, StateNeedsReview)
 		if err != nil {
 			return err
 		}
-		fctx := store.WithFence(ctx, store.Fence{Session: id, Epoch: epoch})
+		if fresh == nil {
+			return fmt.Errorf("%w: %s moved on meanwhile", ErrNotWaiting, id)
+		}
+		run = fresh
 		if err := st.Commit(fctx, settled, u.Head); err != nil {
 			return err
 		}
@@ -193,18 +196,16 @@ func (c *Cluster) Review(ctx context.Context, id session.ID, o ReviewOptions) er
 		}
 		return c.fail(fctx, run, nil, fmt.Errorf("%w: %s by %s: %s", agent.ErrAborted, callIDs(u.Calls), o.By, o.Reason))
 	}
-	run.Review = nil
 	return c.continueWith(ctx, run, settled, u.Head)
 }
 
+// callIDs names calls for messages: ["tool id", ...].
 func callIDs(calls []session.ToolCall) string {
-	b, _ := json.Marshal(func() []string {
-		var ids []string
-		for _, c := range calls {
-			ids = append(ids, c.Name+" "+c.ID)
-		}
-		return ids
-	}())
+	ids := make([]string, len(calls))
+	for i, c := range calls {
+		ids[i] = c.Name + " " + c.ID
+	}
+	b, _ := json.Marshal(ids)
 	return string(b)
 }
 
@@ -214,7 +215,6 @@ func callIDs(calls []session.ToolCall) string {
 // pool alive the run waits, unroutable, until one is.
 func (c *Cluster) continueWith(ctx context.Context, run *Run, s *session.Session, prev session.ChunkID) error {
 	st := c.rt.Store
-	review := run.Review
 	fctx, fresh, err := c.take(ctx, run.ID, run.State)
 	if err != nil {
 		return err
@@ -223,7 +223,7 @@ func (c *Cluster) continueWith(ctx context.Context, run *Run, s *session.Session
 		return fmt.Errorf("%w: %s moved on meanwhile", ErrNotWaiting, run.ID)
 	}
 	run = fresh
-	run.Review = review
+	run.Review = nil // settled, if it waited for one
 	live, err := c.live(ctx, &c.cache)
 	if err != nil {
 		return err

@@ -18,10 +18,7 @@ import (
 // completion by a worker that was only paused touches nothing), and the
 // worker is marked dead. Any live worker may do it; doing it twice is
 // harmless (a job already replaced is not running).
-func (c *Cluster) reap(ctx context.Context, self string, finished func(job int64) bool) error {
-	if err := c.unstick(ctx, self, finished); err != nil {
-		return err
-	}
+func (c *Cluster) reap(ctx context.Context, self string) error {
 	ws, err := c.workers(ctx)
 	if err != nil {
 		return err
@@ -195,7 +192,7 @@ func (c *Cluster) setJobs(ctx context.Context, ids map[string]int64) error {
 // context fails if someone takes the run after it: of workers racing to
 // move a run on, one does.
 func (c *Cluster) take(ctx context.Context, id session.ID, want State) (context.Context, *Run, error) {
-	epoch, err := c.rt.Store.Advance(ctx, id)
+	fctx, epoch, err := c.advance(ctx, id)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -206,5 +203,14 @@ func (c *Cluster) take(ctx context.Context, id session.ID, want State) (context.
 	if run.Epoch != epoch || run.State != want {
 		return nil, nil, nil
 	}
-	return store.WithFence(ctx, store.Fence{Session: id, Epoch: epoch}), run, nil
+	return fctx, run, nil
+}
+
+// advance raises the run's epoch and returns ctx fenced by the new one.
+func (c *Cluster) advance(ctx context.Context, id session.ID) (context.Context, int64, error) {
+	epoch, err := c.rt.Store.Advance(ctx, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	return store.WithFence(ctx, store.Fence{Session: id, Epoch: epoch}), epoch, nil
 }

@@ -84,11 +84,10 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 		return river.JobSnooze(2 * time.Second)
 	}
 
-	epoch, err := st.Advance(ctx, id)
+	fctx, epoch, err := w.c.advance(ctx, id)
 	if err != nil {
 		return err
 	}
-	fctx := store.WithFence(ctx, store.Fence{Session: id, Epoch: epoch})
 	// Read the run again under the new epoch: whoever advanced before us
 	// has written what it did; whoever advances after fences us out.
 	if run, err = loadRun(ctx, st, id); err != nil {

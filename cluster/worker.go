@@ -259,18 +259,21 @@ func (w *Worker) every(ctx context.Context, fn func(n int) error) {
 }
 
 func (w *Worker) tick(ctx context.Context, n int) error {
-	if err := w.c.reap(ctx, w.info.ID, w.finishedLongAgo); err != nil {
+	if err := w.c.reap(ctx, w.info.ID); err != nil {
 		return err
 	}
 	if err := w.cancels(ctx); err != nil {
 		return err
 	}
-	if n%5 == 0 {
-		if err := w.c.reroute(ctx); err != nil {
-			return err
-		}
+	if n%5 != 0 {
+		return nil
 	}
-	return nil
+	// Less urgent, and each lists many rows: runs waiting for a worker, and
+	// this worker's jobs whose completion was lost.
+	if err := w.c.reroute(ctx); err != nil {
+		return err
+	}
+	return w.c.unstick(ctx, w.info.ID, w.finishedLongAgo)
 }
 
 // finishedLongAgo reports whether the worker's Work for job returned more
