@@ -3,6 +3,8 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"maps"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -10,6 +12,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 
+	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store/postgres"
 )
 
@@ -70,8 +73,8 @@ func migratePostgres(ctx context.Context, pool *pgxpool.Pool, driver *riverpgxv5
 	return nil
 }
 
-// commitAndEnqueuePG commits s (from prev) and inserts its run's job in one
-// transaction.
+// commitAndEnqueuePG commits s (from prev), inserts its run's job and sets
+// the run's labels (with the job's id) in one transaction.
 func commitAndEnqueuePG(ctx context.Context, qu queue, st *postgres.Store, c commitJob) (int64, error) {
 	q, ok := qu.(*rq[pgx.Tx])
 	if !ok {
@@ -88,6 +91,14 @@ func commitAndEnqueuePG(ctx context.Context, qu queue, st *postgres.Store, c com
 	res, err := q.client.InsertTx(ctx, tx, RunArgs{Run: c.run}, insertOpts(c.queue))
 	if err != nil {
 		return 0, fmt.Errorf("cluster: enqueue %s: %w", c.run, err)
+	}
+	labels := maps.Clone(c.labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[LabelJob] = strconv.FormatInt(res.Job.ID, 10)
+	if err := st.SetLabelsTx(ctx, tx, session.ID(c.run), labels); err != nil {
+		return 0, fmt.Errorf("cluster: run %s: %w", c.run, err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return 0, err

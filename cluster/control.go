@@ -236,15 +236,17 @@ func (c *Cluster) continueWith(ctx context.Context, run *Run, s *session.Session
 		}
 		return run.move(fctx, st, StateUnroutable)
 	}
-	if err := run.move(fctx, st, StateQueued); err != nil {
-		return err
-	}
 	if c.pg != nil {
-		job, err := commitAndEnqueuePG(fctx, c.q, c.pg, commitJob{s: s, prev: prev, run: string(run.ID), queue: r.Queue})
+		run.State, run.Since = StateQueued, time.Now().UTC()
+		labels, err := run.labels()
 		if err != nil {
 			return err
 		}
-		return c.setJob(ctx, run.ID, job) // unfenced: a worker may hold the run already
+		_, err = commitAndEnqueuePG(fctx, c.q, c.pg, commitJob{s: s, prev: prev, run: string(run.ID), queue: r.Queue, labels: labels})
+		return err
+	}
+	if err := run.move(fctx, st, StateQueued); err != nil {
+		return err
 	}
 	if err := st.Commit(fctx, s, prev); err != nil {
 		return err
@@ -253,10 +255,12 @@ func (c *Cluster) continueWith(ctx context.Context, run *Run, s *session.Session
 	return err
 }
 
-// commitJob is a session commit and the job to insert with it.
+// commitJob is a session commit, the job to insert with it, and the
+// labels to set on the run with them (its job's id added).
 type commitJob struct {
-	s     *session.Session
-	prev  session.ChunkID
-	run   string
-	queue string
+	s      *session.Session
+	prev   session.ChunkID
+	run    string
+	queue  string
+	labels map[string]string
 }

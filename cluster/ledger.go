@@ -43,19 +43,21 @@ func (c *Cluster) record(ctx context.Context, run *Run, ch session.Chunk) error 
 // note records a decision about a run: on its input while the run has not
 // started (nothing derives from the input yet, and `rath show` of the run
 // then shows it), else on its ledger. in is the input if the caller has
-// read it (nil: read here).
-func (c *Cluster) note(ctx context.Context, run *Run, in *session.Session, ch session.Chunk) error {
+// read it (nil: read here); note returns the input as it now is (nil if
+// it was not read).
+func (c *Cluster) note(ctx context.Context, run *Run, in *session.Session, ch session.Chunk) (*session.Session, error) {
 	if run.Slices > 1 || run.Ledger != "" {
-		return c.record(ctx, run, ch)
+		return in, c.record(ctx, run, ch)
 	}
 	if in == nil {
 		var err error
 		if in, err = c.rt.Store.Load(ctx, run.ID); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if err := c.rt.Store.Commit(ctx, in.Append(ch), in.Head()); err != nil {
-		return fmt.Errorf("cluster: run %s: %w", run.ID, err)
+	next := in.Append(ch)
+	if err := c.rt.Store.Commit(ctx, next, in.Head()); err != nil {
+		return nil, fmt.Errorf("cluster: run %s: %w", run.ID, err)
 	}
-	return nil
+	return next, nil
 }

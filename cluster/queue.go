@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -34,10 +35,16 @@ type queue interface {
 	// cancel cancels a job (a running one's context where its client can be
 	// reached).
 	cancel(ctx context.Context, id int64) error
-	// live reports whether job id exists and is not finalized.
-	live(ctx context.Context, id int64) (bool, error)
+	// live returns those of jobs ids that exist and are not finalized.
+	live(ctx context.Context, ids []int64) (map[int64]bool, error)
 	// running lists the running run jobs.
 	running(ctx context.Context) ([]*rivertype.JobRow, error)
+	// runningOf lists those of jobs ids that are running.
+	runningOf(ctx context.Context, ids []int64) ([]*rivertype.JobRow, error)
+	// settled delivers the jobs this client worked whose outcome River has
+	// written (completed, snoozed, cancelled, failed), until stop is called;
+	// under load some may be dropped.
+	settled() (jobs <-chan *rivertype.JobRow, stop func())
 	// start starts working the client's queues; stop drains.
 	start(ctx context.Context) error
 	stop(ctx context.Context) error
@@ -130,15 +137,20 @@ func (q *rq[TTx]) cancel(ctx context.Context, id int64) error {
 	return err
 }
 
-func (q *rq[TTx]) live(ctx context.Context, id int64) (bool, error) {
-	j, err := q.client.JobGet(ctx, id)
-	if errors.Is(err, river.ErrNotFound) {
-		return false, nil
+func (q *rq[TTx]) live(ctx context.Context, ids []int64) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	for chunk := range slices.Chunk(ids, 1000) {
+		res, err := q.client.JobList(ctx, river.NewJobListParams().IDs(chunk...).First(len(chunk)))
+		if err != nil {
+			return nil, err
+		}
+		for _, j := range res.Jobs {
+			if j.FinalizedAt == nil {
+				out[j.ID] = true
+			}
+		}
 	}
-	if err != nil {
-		return false, err
-	}
-	return j.FinalizedAt == nil, nil
+	return out, nil
 }
 
 func (q *rq[TTx]) running(ctx context.Context) ([]*rivertype.JobRow, error) {
@@ -155,6 +167,33 @@ func (q *rq[TTx]) running(ctx context.Context) ([]*rivertype.JobRow, error) {
 		}
 		p = p.After(res.LastCursor)
 	}
+}
+
+func (q *rq[TTx]) runningOf(ctx context.Context, ids []int64) ([]*rivertype.JobRow, error) {
+	var out []*rivertype.JobRow
+	for chunk := range slices.Chunk(ids, 1000) {
+		res, err := q.client.JobList(ctx, river.NewJobListParams().IDs(chunk...).States(rivertype.JobStateRunning).First(len(chunk)))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res.Jobs...)
+	}
+	return out, nil
+}
+
+func (q *rq[TTx]) settled() (<-chan *rivertype.JobRow, func()) {
+	events, stop := q.client.SubscribeConfig(&river.SubscribeConfig{ChanSize: 10000, Kinds: []river.EventKind{
+		river.EventKindJobCompleted, river.EventKindJobSnoozed, river.EventKindJobCancelled, river.EventKindJobFailed}})
+	out := make(chan *rivertype.JobRow, 64)
+	go func() {
+		defer close(out)
+		for ev := range events {
+			if ev.Job != nil {
+				out <- ev.Job
+			}
+		}
+	}()
+	return out, stop
 }
 
 func (q *rq[TTx]) start(ctx context.Context) error { return q.client.Start(ctx) }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/riverqueue/river/rivertype"
@@ -97,15 +99,28 @@ func (c *Cluster) reroute(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var orphans []*Run
+	jobs := map[session.ID]int64{}
 	for _, info := range stale {
 		run, err := runOf(info)
 		if err != nil || time.Since(run.Since) < 30*time.Second || run.Pool == "" {
 			continue
 		}
+		orphans = append(orphans, run)
 		if job, ok := jobOf(info, run); ok {
-			if live, err := c.q.live(ctx, job); err != nil || live {
-				continue
-			}
+			jobs[run.ID] = job
+		}
+	}
+	if len(orphans) == 0 {
+		return nil
+	}
+	alive, err := c.q.live(ctx, slices.Collect(maps.Values(jobs)))
+	if err != nil {
+		return err
+	}
+	for _, run := range orphans {
+		if job, ok := jobs[run.ID]; ok && alive[job] {
+			continue
 		}
 		if _, err := c.enqueue(ctx, run.ID, run.Pool); err != nil {
 			return err
@@ -148,18 +163,27 @@ func (c *Cluster) routeWaiting(ctx context.Context, run *Run, r routing) error {
 const stuckAfter = 5 * time.Second
 
 // unstick replaces this worker's own jobs that the database says are
-// running though the worker finished them more than stuckAfter ago: their
-// completion was lost (the database went away as the slice ended), and
-// nobody else would take them while this worker lives. (A job fetched but
-// not yet started is not finished: a busy worker's backlog is left alone.)
-func (c *Cluster) unstick(ctx context.Context, self string, finished func(job int64) bool) error {
-	jobs, err := c.q.running(ctx)
+// running though the worker finished them more than stuckAfter ago (and
+// River never said it wrote their outcome): their completion was lost (the
+// database went away as the slice ended), and nobody else would take them
+// while this worker lives. (A job fetched but not yet started is not
+// finished: a busy worker's backlog is left alone.)
+//
+// finished maps each job to the attempt the worker finished: a job running
+// under a later attempt was fetched again (snoozed, then fetched while the
+// worker is busy) and is not stuck.
+func (c *Cluster) unstick(ctx context.Context, self string, finished map[int64]time.Time) error {
+	if len(finished) == 0 {
+		return nil
+	}
+	jobs, err := c.q.runningOf(ctx, slices.Collect(maps.Keys(finished)))
 	if err != nil {
 		return err
 	}
 	var stuck []*rivertype.JobRow
 	for _, j := range jobs {
-		if n := len(j.AttemptedBy); n > 0 && j.AttemptedBy[n-1] == self && finished(j.ID) {
+		n := len(j.AttemptedBy)
+		if n > 0 && j.AttemptedBy[n-1] == self && j.AttemptedAt != nil && j.AttemptedAt.Equal(finished[j.ID]) {
 			stuck = append(stuck, j)
 		}
 	}

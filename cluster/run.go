@@ -118,18 +118,28 @@ func runOf(info store.Info) (*Run, error) {
 // save writes the run's record and state (under ctx's fence, if any), with
 // any other labels given, in one write.
 func (r *Run) save(ctx context.Context, st store.Store, also ...string) error {
-	b, err := json.Marshal(r)
+	labels, err := r.labels(also...)
 	if err != nil {
 		return err
-	}
-	labels := map[string]string{LabelRun: string(b), LabelState: string(r.State)}
-	for i := 0; i+1 < len(also); i += 2 {
-		labels[also[i]] = also[i+1]
 	}
 	if err := st.SetLabels(ctx, r.ID, labels); err != nil {
 		return fmt.Errorf("cluster: run %s: %w", r.ID, err)
 	}
 	return nil
+}
+
+// labels are the labels that hold the run's record and state, with any
+// other labels given (key, value, ...).
+func (r *Run) labels(also ...string) (map[string]string, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	labels := map[string]string{LabelRun: string(b), LabelState: string(r.State)}
+	for i := 0; i+1 < len(also); i += 2 {
+		labels[also[i]] = also[i+1]
+	}
+	return labels, nil
 }
 
 // move sets the run's state (and since) and saves it.

@@ -53,22 +53,33 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 		delete(w.held, id)
 		w.mu.Unlock()
 	}()
-	info, err := st.Info(ctx, id)
+	// Take the run first (a new epoch), then read it under that epoch:
+	// whoever advanced before us has written what it did; whoever advances
+	// after fences us out. (A run has one live job, so taking it displaces
+	// no rightful owner, even when this worker then leaves it to others.)
+	fctx, epoch, err := w.c.advance(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return river.JobCancel(err)
 	}
 	if err != nil {
 		return err // the store: River retries later
 	}
+	info, err := st.Info(ctx, id)
+	if err != nil {
+		return err
+	}
 	run, err := runOf(info)
 	if err != nil {
 		return river.JobCancel(err)
+	}
+	if run.Epoch != epoch {
+		return w.lost(fmt.Errorf("%w: run %s moved to epoch %d as this worker took %d", store.ErrFenced, id, run.Epoch, epoch))
 	}
 	if run.State.Final() {
 		return nil
 	}
 	if info.Labels[LabelCancel] == "requested" {
-		return river.JobCancel(w.c.finishCancel(ctx, run, info.Labels[LabelCancelBy]))
+		return river.JobCancel(w.c.finishCancel(fctx, run, info.Labels[LabelCancelBy]))
 	}
 	wf, err := rath.LookupWorkflow(run.Workflow)
 	if err != nil {
@@ -83,21 +94,8 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	if run.Host != "" && run.Host != w.c.host {
 		return river.JobSnooze(2 * time.Second)
 	}
-
-	fctx, epoch, err := w.c.advance(ctx, id)
-	if err != nil {
-		return err
-	}
-	// Read the run again under the new epoch: whoever advanced before us
-	// has written what it did; whoever advances after fences us out.
-	if run, err = loadRun(ctx, st, id); err != nil {
-		return err
-	}
-	if run.Epoch != epoch {
-		return w.lost(fmt.Errorf("%w: run %s moved to epoch %d as this worker took %d", store.ErrFenced, id, run.Epoch, epoch))
-	}
-	if run.State.Final() || run.State == StateWaitingApproval || run.State == StateNeedsReview || run.State == StateUnroutable {
-		// A duplicate job of a run that is over or waits for a person.
+	if run.State == StateWaitingApproval || run.State == StateNeedsReview || run.State == StateUnroutable {
+		// A duplicate job of a run that waits for a person or a worker.
 		return nil
 	}
 	why := w.takeReason(run)
@@ -121,7 +119,7 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 			Candidates: []session.Candidate{{Name: w.info.ID, Description: fmt.Sprintf("host %s pid %d, pool %s", w.info.Host, w.info.PID, queue)}},
 			Choice:     w.info.ID, Reason: fmt.Sprintf("%s %s at epoch %d (slice %d, revision %s)", w.info.ID, why, epoch, run.Slices, run.Revision)}).
 			WithTier(session.TierDurable)
-		if err := w.c.note(fctx, run, in, ch); err != nil {
+		if in, err = w.c.note(fctx, run, in, ch); err != nil {
 			return w.lost(err)
 		}
 	}
@@ -141,7 +139,14 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	if err != nil {
 		return w.c.fail(fctx, run, nil, fmt.Errorf("build %s: %w", run.Workflow, err))
 	}
-	out, err := replay.Resume(sctx, m, st, id)
+	var out *session.Session
+	if run.Slices == 1 {
+		// Nothing ran yet (a slice that ran saved its count first): run
+		// from the input, with nothing to resume from.
+		out, err = flow.Run(sctx, st, m, in)
+	} else {
+		out, err = replay.Resume(sctx, m, st, id)
+	}
 	if err != nil || h.cancelled.Load() {
 		// Stopped by a cancel: from this worker's poll of the store, or
 		// from River reaching the job (rath cancel cancels it too).

@@ -48,10 +48,22 @@ func (c *Cluster) Submit(ctx context.Context, name string, o SubmitOptions) (ses
 	}
 	r := decide(poolsOf(live), name, "", o.Needs)
 	in = in.Append(r.chunk("cluster.route"))
+	run := &Run{ID: in.ID(), Workflow: name, Needs: o.Needs, Input: o.Input, Pool: r.Queue, Why: r.Reason, State: StateQueued, Since: time.Now().UTC()}
+	if c.pg != nil && r.Queue != "" {
+		// The input, its record and its job in one transaction: no run is
+		// ever queued without a job, nor a job without its run.
+		labels, err := run.labels(LabelKind, "run", rath.WorkflowLabel, name)
+		if err != nil {
+			return "", err
+		}
+		if _, err := commitAndEnqueuePG(ctx, c.q, c.pg, commitJob{s: in, run: string(run.ID), queue: r.Queue, labels: labels}); err != nil {
+			return "", fmt.Errorf("cluster: submit %s: %w", name, err)
+		}
+		return run.ID, nil
+	}
 	if err := c.rt.Store.Commit(ctx, in, ""); err != nil {
 		return "", fmt.Errorf("cluster: submit %s: %w", name, err)
 	}
-	run := &Run{ID: in.ID(), Workflow: name, Needs: o.Needs, Input: o.Input, Pool: r.Queue, Why: r.Reason, State: StateQueued, Since: time.Now().UTC()}
 	if r.Queue == "" {
 		run.State = StateUnroutable
 	}

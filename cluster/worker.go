@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/session"
@@ -43,10 +44,16 @@ type Worker struct {
 
 	mu        sync.Mutex
 	held      map[session.ID]*hold
-	finished  map[int64]time.Time // jobs whose Work returned, and when
+	finished  map[int64]finish // jobs whose Work returned and whose outcome River has not yet said it wrote
 	draining  atomic.Bool
 	ready     atomic.Bool
 	storeDown atomic.Bool
+}
+
+// finish is when a job's Work returned, and the attempt it ended (River
+// sets a job's attempted_at as it fetches it).
+type finish struct {
+	at, attempt time.Time
 }
 
 // hold is a run a worker is working: how to stop it.
@@ -71,7 +78,7 @@ func (c *Cluster) NewWorker(ctx context.Context, o WorkerOptions) (*Worker, erro
 	if o.Offers == nil {
 		o.Offers = map[string]string{}
 	}
-	w := &Worker{c: c, held: map[session.ID]*hold{}, finished: map[int64]time.Time{}}
+	w := &Worker{c: c, held: map[session.ID]*hold{}, finished: map[int64]finish{}}
 	w.info = WorkerInfo{ID: o.ID, Host: c.host, PID: os.Getpid(), Offers: maps.Clone(o.Offers), Serves: serves,
 		Concurrency: o.Concurrency, Started: time.Now().UTC(), State: workerAlive}
 	w.info.Pool = queueName(poolKey(o.Offers, serves))
@@ -187,6 +194,9 @@ func (w *Worker) Run(ctx context.Context) error {
 	loopDone := make(chan struct{})
 	lctx, stopLoop := context.WithCancel(context.WithoutCancel(ctx))
 	go func() { defer close(loopDone); w.loop(lctx) }()
+	settled, unsubscribe := w.q.settled()
+	go w.forget(settled)
+	defer unsubscribe()
 	<-ctx.Done()
 	w.c.log.Info("worker draining", "worker", w.info.ID)
 	w.draining.Store(true)
@@ -273,21 +283,37 @@ func (w *Worker) tick(ctx context.Context, n int) error {
 	if err := w.c.reroute(ctx); err != nil {
 		return err
 	}
-	return w.c.unstick(ctx, w.info.ID, w.finishedLongAgo)
+	return w.c.unstick(ctx, w.info.ID, w.finishedLongAgo())
 }
 
-// finishedLongAgo reports whether the worker's Work for job returned more
-// than stuckAfter ago (and forgets jobs finished long before that).
-func (w *Worker) finishedLongAgo(job int64) bool {
+// forget drops from the finished jobs those whose outcome River wrote (an
+// outcome of an earlier attempt of a job worked again is not theirs).
+func (w *Worker) forget(settled <-chan *rivertype.JobRow) {
+	for j := range settled {
+		w.mu.Lock()
+		if f, ok := w.finished[j.ID]; ok && j.AttemptedAt != nil && j.AttemptedAt.Equal(f.attempt) {
+			delete(w.finished, j.ID)
+		}
+		w.mu.Unlock()
+	}
+}
+
+// finishedLongAgo returns the jobs whose Work returned more than stuckAfter
+// ago and whose outcome River has not said it wrote, each with the attempt
+// that ended (and forgets jobs finished long before that).
+func (w *Worker) finishedLongAgo() map[int64]time.Time {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for id, at := range w.finished {
-		if time.Since(at) > 10*time.Minute {
+	out := map[int64]time.Time{}
+	for id, f := range w.finished {
+		switch age := time.Since(f.at); {
+		case age > 10*time.Minute:
 			delete(w.finished, id)
+		case age > stuckAfter:
+			out[id] = f.attempt
 		}
 	}
-	at, ok := w.finished[job]
-	return ok && time.Since(at) > stuckAfter
+	return out
 }
 
 // cancels stops the held runs someone asked to cancel.
@@ -325,7 +351,11 @@ func (rw *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 	rw.w.mu.Unlock()
 	err := rw.w.work(ctx, job.ID, job.Queue, session.ID(job.Args.Run))
 	rw.w.mu.Lock()
-	rw.w.finished[job.ID] = time.Now()
+	f := finish{at: time.Now()}
+	if job.AttemptedAt != nil {
+		f.attempt = *job.AttemptedAt
+	}
+	rw.w.finished[job.ID] = f
 	rw.w.mu.Unlock()
 	var snooze *river.JobSnoozeError
 	if err != nil && !errors.As(err, &snooze) {

@@ -46,6 +46,21 @@ func CanTransition(from, to Status) bool {
 	return from == to && from.Valid() || slices.Contains(transitions[from], to)
 }
 
+// Sources returns the statuses from which the lifecycle allows a move to
+// `to`, `to` itself included; none if `to` is unknown.
+func Sources(to Status) []Status {
+	if !to.Valid() {
+		return nil
+	}
+	out := []Status{to}
+	for _, from := range []Status{StatusOpen, StatusActive, StatusPaused, StatusClosed, StatusArchived, StatusFailed} {
+		if from != to && slices.Contains(transitions[from], to) {
+			out = append(out, from)
+		}
+	}
+	return out
+}
+
 // CheckTransition returns an ErrTransition error naming the change if the
 // lifecycle does not allow it.
 func CheckTransition(from, to Status) error {

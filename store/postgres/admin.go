@@ -12,6 +12,15 @@ import (
 
 // SetStatus implements store.Store.
 func (s *Store) SetStatus(ctx context.Context, id session.ID, to store.Status) error {
+	if err := s.check(); err != nil {
+		return fmt.Errorf("set status of %s: %w", id, err)
+	}
+	if ok, err := s.statusFast(ctx, id, to); ok || err != nil && !retryable(err) {
+		if err != nil {
+			return fmt.Errorf("set status of %s: %w", id, err)
+		}
+		return nil
+	}
 	fence := fenceOf(ctx)
 	err := s.write(ctx, func(tx pgx.Tx) error {
 		if err := checkFence(ctx, tx, fence, id, noKeyUpdate); err != nil {
@@ -40,6 +49,15 @@ func (s *Store) SetLabel(ctx context.Context, id session.ID, key, value string) 
 
 // SetLabels implements store.Store: one transaction for them all.
 func (s *Store) SetLabels(ctx context.Context, id session.ID, labels map[string]string) error {
+	if err := s.check(); err != nil {
+		return fmt.Errorf("label %s: %w", id, err)
+	}
+	if ok, err := s.labelsFast(ctx, id, labels); ok || err != nil && !retryable(err) {
+		if err != nil {
+			return fmt.Errorf("label %s: %w", id, err)
+		}
+		return nil
+	}
 	fence := fenceOf(ctx)
 	err := s.write(ctx, func(tx pgx.Tx) error {
 		if err := checkFence(ctx, tx, fence, id, keyShare); err != nil {

@@ -42,8 +42,9 @@ const maxCASBatch = 256
 // fepoch, checked with a share lock on fid's row in the same statement: an
 // Advance waits for the statement, and a statement that waited for an
 // Advance re-reads the row (READ COMMITTED) and does not move. An append
-// fenced by its own session never comes here (its share lock and its
-// update would deadlock against another such writer).
+// fenced by its own session checks the epoch on the row it updates, which
+// it locks anyway (a share lock and then an update by two such writers
+// would deadlock); CASE keeps the share-locking subquery from running.
 const casBatchSQL = `WITH u AS (
 		SELECT * FROM unnest($1::integer[], $2::text[], $3::text[], $4::integer[], $5::text[], $6::integer[], $7::text[],
 			$12::text[], $13::bigint[])
@@ -51,7 +52,8 @@ const casBatchSQL = `WITH u AS (
 	upd AS (
 		UPDATE rath.sessions s SET head = u.head, len = u.len, updated = now()
 		FROM u WHERE s.id = u.id AND s.head = u.prev AND s.len = u.prevlen
-			AND (u.fid = '' OR EXISTS (SELECT 1 FROM rath.sessions f WHERE f.id = u.fid AND f.epoch = u.fepoch FOR SHARE OF f))
+			AND CASE WHEN u.fid = '' THEN true WHEN u.fid = s.id THEN s.epoch = u.fepoch
+				ELSE EXISTS (SELECT 1 FROM rath.sessions f WHERE f.id = u.fid AND f.epoch = u.fepoch FOR SHARE OF f) END
 		RETURNING u.idx, s.lane, s.compact_from, u.payload),
 	seg AS (
 		INSERT INTO rath.segments(lane, first, n, data)
@@ -202,7 +204,8 @@ func (c *committer) run(batch []*casJob) {
 const casOneSQL = `WITH upd AS (
 		UPDATE rath.sessions SET head = $2, len = $3, updated = now()
 		WHERE id = $1 AND head = $4 AND len = $5
-			AND ($10::text = '' OR EXISTS (SELECT 1 FROM rath.sessions f WHERE f.id = $10 AND f.epoch = $11 FOR SHARE OF f))
+			AND CASE WHEN $10::text = '' THEN true WHEN $10 = id THEN epoch = $11
+				ELSE EXISTS (SELECT 1 FROM rath.sessions f WHERE f.id = $10 AND f.epoch = $11 FOR SHARE OF f) END
 		RETURNING lane, compact_from),
 	seg AS (
 		INSERT INTO rath.segments(lane, first, n, data)

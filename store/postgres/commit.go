@@ -17,15 +17,14 @@ import (
 // else (a new session, a retry, a conflict) runs in a transaction that locks
 // the session row and decides as the SQLite store does. A fenced commit
 // (store.WithFence) takes the one statement too, with its fence checked
-// in it, unless it is fenced by its own session; when the statement does
-// not move the head, the transaction decides — and reports ErrFenced or
-// ErrConflict.
+// in it; when the statement does not move the head, the transaction
+// decides — and reports ErrFenced or ErrConflict.
 func (s *Store) Commit(ctx context.Context, sess *session.Session, prev session.ChunkID) error {
 	if err := s.check(); err != nil {
 		return fmt.Errorf("commit %s: %w", sess.ID(), err)
 	}
 	fence := fenceOf(ctx)
-	if k := indexAfter(sess, prev); (fence == nil || fence.Session != sess.ID()) && k > 0 && k < sess.Len() {
+	if k := indexAfter(sess, prev); k > 0 && k < sess.Len() {
 		ok, err := s.casAppend(ctx, sess, prev, k, fence)
 		if err != nil {
 			return fmt.Errorf("commit %s: %w", sess.ID(), err)

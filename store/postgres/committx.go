@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -39,4 +40,39 @@ func (s *Store) CommitTx(ctx context.Context, tx pgx.Tx, sess *session.Session, 
 		return fmt.Errorf("commit %s: %w", sess.ID(), err)
 	}
 	return nil
+}
+
+// SetLabelsTx is SetLabels inside the caller's transaction tx (the fence
+// ctx carries included), so that a caller can label a session it commits
+// in tx, or label one with rows of its own, atomically. It fails with
+// store.ErrNotFound if the session is not there (as tx sees it) and with
+// an error wrapping store.ErrFenced if the fence does not hold; tx is
+// usable after either.
+func (s *Store) SetLabelsTx(ctx context.Context, tx pgx.Tx, id session.ID, labels map[string]string) error {
+	if err := s.check(); err != nil {
+		return fmt.Errorf("label %s: %w", id, err)
+	}
+	ok, err := labelsIn(ctx, tx, id, labels)
+	if err != nil {
+		return fmt.Errorf("label %s: %w", id, err)
+	}
+	if ok {
+		return nil
+	}
+	if _, err := laneByID(ctx, tx, id, noLock); err != nil {
+		return fmt.Errorf("label %s: %w", id, err)
+	}
+	f := fenceOf(ctx)
+	if f == nil {
+		return fmt.Errorf("label %s: the labels were not written", id)
+	}
+	var epoch int64
+	err = tx.QueryRow(ctx, `SELECT epoch FROM rath.sessions WHERE id = $1`, f.Session).Scan(&epoch)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("label %s: %w", id, f.Missing())
+	}
+	if err == nil {
+		err = f.Check(epoch)
+	}
+	return fmt.Errorf("label %s: %w", id, err)
 }

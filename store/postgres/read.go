@@ -71,16 +71,10 @@ func (s *Store) readChunks(ctx context.Context, id session.ID, bounds store.Boun
 
 // Info implements store.Store.
 func (s *Store) Info(ctx context.Context, id session.ID) (store.Info, error) {
-	var info store.Info
-	err := s.read(ctx, func(tx pgx.Tx) error {
-		l, err := laneByID(ctx, tx, id, noLock)
-		if err != nil {
-			return err
-		}
-		info = l.info()
-		info.Labels, err = labels(ctx, tx, id)
-		return err
-	})
+	if err := s.check(); err != nil {
+		return store.Info{}, fmt.Errorf("info %s: %w", id, err)
+	}
+	info, err := s.infoFast(ctx, id)
 	if err != nil {
 		return store.Info{}, fmt.Errorf("info %s: %w", id, err)
 	}
@@ -89,26 +83,6 @@ func (s *Store) Info(ctx context.Context, id session.ID) (store.Info, error) {
 
 func (l *lane) info() store.Info {
 	return store.Info{ID: l.id, Lineage: l.lineage, Status: l.status, Head: l.head, Len: l.len, Epoch: l.epoch, Created: l.created, Updated: l.updated}
-}
-
-func labels(ctx context.Context, q querier, id session.ID) (map[string]string, error) {
-	rows, err := q.Query(ctx, `SELECT key, value FROM rath.labels WHERE id = $1`, id)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out map[string]string
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		if out == nil {
-			out = map[string]string{}
-		}
-		out[k] = v
-	}
-	return out, rows.Err()
 }
 
 // List implements store.Store.

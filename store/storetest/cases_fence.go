@@ -254,6 +254,54 @@ func testFenceRace(t *testing.T, h Harness) {
 	}
 
 	raceAdvance(t, st)
+	raceSelfFenced(t, st)
+}
+
+// raceSelfFenced has writers append to the run's own session under its
+// fence, all from the same head at once, half of them under a superseded
+// epoch: every one of those is fenced out, exactly one current writer
+// wins, the others lose the compare-and-swap (a conflict, not a fence),
+// and nobody deadlocks.
+func raceSelfFenced(t *testing.T, st store.Store) {
+	run := session.FromUser("run appended to under its own fence")
+	mustCommit(t, st, run, "")
+	old := mustAdvance(t, st, run.ID(), 1)
+	cur := mustAdvance(t, st, run.ID(), 2)
+	const writers = 20
+	var wg sync.WaitGroup
+	errs := make([]error, writers)
+	nexts := make([]*session.Session, writers)
+	for i := range writers {
+		e := cur
+		if i%2 == 1 {
+			e = old
+		}
+		nexts[i] = run.Append(session.Note(fmt.Sprint("writer ", i)))
+		wg.Go(func() { errs[i] = st.Commit(fenced(t, run.ID(), e), nexts[i], run.Head()) })
+	}
+	wg.Wait()
+	won := -1
+	for i, err := range errs {
+		switch {
+		case i%2 == 1:
+			isFenced(t, fmt.Sprint("self-fenced writer ", i), err)
+		case err == nil:
+			if won >= 0 {
+				t.Fatalf("writers %d and %d both moved the head from %s", won, i, run.Head().Short())
+			}
+			won = i
+		case errors.Is(err, store.ErrFenced) || !errors.Is(err, store.ErrConflict):
+			t.Fatalf("current writer %d: %v, want success or a plain conflict", i, err)
+		}
+	}
+	if won < 0 {
+		t.Fatal("no current writer moved the head")
+	}
+	got, err := st.Load(ctx(t), run.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameSession(t, got, nexts[won])
 }
 
 // raceAdvance has owners take one run at once, each advancing its epoch and
