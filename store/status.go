@@ -46,6 +46,22 @@ func CanTransition(from, to Status) bool {
 	return from == to && from.Valid() || slices.Contains(transitions[from], to)
 }
 
+// MoveSources returns the statuses MoveTo moves a session to `to` from
+// by a change of status: Sources(to) without `to` itself, and open when
+// the move passes through active.
+func MoveSources(to Status) []Status {
+	var out []Status
+	for _, from := range Sources(to) {
+		if from != to {
+			out = append(out, from)
+		}
+	}
+	if to != StatusActive && slices.Contains(out, StatusActive) {
+		out = append(out, StatusOpen)
+	}
+	return out
+}
+
 // Sources returns the statuses from which the lifecycle allows a move to
 // `to`, `to` itself included; none if `to` is unknown.
 func Sources(to Status) []Status {
@@ -76,7 +92,23 @@ func CheckTransition(from, to Status) error {
 // MoveTo sets session id's status to `to`, passing through active when the
 // session is still open (open sessions may only become active); a session
 // already at `to` is left alone.
+//
+// A store that implements Mover moves it its own way (in one step).
 func MoveTo(ctx context.Context, st Store, id session.ID, to Status) error {
+	if m, ok := st.(Mover); ok {
+		return m.MoveTo(ctx, id, to)
+	}
+	return MoveSteps(ctx, st, id, to)
+}
+
+// Mover is a store that does what MoveTo does in one step.
+type Mover interface {
+	MoveTo(ctx context.Context, id session.ID, to Status) error
+}
+
+// MoveSteps is MoveTo one call at a time: Info, then SetStatus once or
+// twice. A Mover that cannot take its shortcut falls back to it.
+func MoveSteps(ctx context.Context, st Store, id session.ID, to Status) error {
 	info, err := st.Info(ctx, id)
 	if err != nil {
 		return err

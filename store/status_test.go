@@ -20,3 +20,19 @@ func TestSourcesAgreeWithTransitions(t *testing.T) {
 		t.Errorf("Sources of an unknown status = %v, want none", got)
 	}
 }
+
+// MoveSources are the statuses MoveSteps moves from with a change: a
+// direct transition, or open through active.
+func TestMoveSourcesAgreeWithSteps(t *testing.T) {
+	all := []Status{StatusOpen, StatusActive, StatusPaused, StatusClosed, StatusArchived, StatusFailed}
+	for _, to := range all {
+		src := MoveSources(to)
+		for _, from := range all {
+			want := from != to && (CanTransition(from, to) ||
+				from == StatusOpen && CanTransition(StatusOpen, StatusActive) && CanTransition(StatusActive, to))
+			if got := slices.Contains(src, from); got != want {
+				t.Errorf("MoveSources(%s) has %s = %v, want %v", to, from, got, want)
+			}
+		}
+	}
+}

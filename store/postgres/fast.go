@@ -95,8 +95,30 @@ const statusSQL = `UPDATE rath.sessions s SET status = $4, updated = now()
 	RETURNING 1`
 
 func (s *Store) statusFast(ctx context.Context, id session.ID, to store.Status) (bool, error) {
-	from := store.Sources(to)
-	if len(from) == 0 {
+	return s.statusFrom(ctx, id, to, store.Sources(to))
+}
+
+// MoveTo implements store.Mover: store.MoveTo in one statement when the
+// session is where a move to `to` starts from, else step by step (which
+// leaves a session already at `to` alone, and says what did not hold).
+func (s *Store) MoveTo(ctx context.Context, id session.ID, to store.Status) error {
+	if err := s.check(); err != nil {
+		return fmt.Errorf("set status of %s: %w", id, err)
+	}
+	ok, err := s.statusFrom(ctx, id, to, store.MoveSources(to))
+	if err != nil && !retryable(err) {
+		return fmt.Errorf("set status of %s: %w", id, err)
+	}
+	if ok {
+		return nil
+	}
+	return store.MoveSteps(ctx, s, id, to)
+}
+
+// statusFrom runs statusSQL: the move to `to` if the session's status is
+// one of from.
+func (s *Store) statusFrom(ctx context.Context, id session.ID, to store.Status, from []store.Status) (bool, error) {
+	if len(from) == 0 || !to.Valid() {
 		return false, nil
 	}
 	fid, epoch := fenceParams(ctx)
@@ -118,4 +140,101 @@ func fenceParams(ctx context.Context) (string, int64) {
 		return string(f.Session), f.Epoch
 	}
 	return "", 0
+}
+
+// loadSQL reads a session's row and every segment of its own lane in one
+// statement (one snapshot). A session forked from a base reads its base
+// lanes too, which loadFast leaves to the read transaction.
+const loadSQL = `WITH s AS (SELECT ` + laneColumns + ` FROM rath.sessions WHERE id = $1)
+	SELECT s.*, g.first, g.n, g.data FROM s
+	LEFT JOIN rath.segments g ON g.lane = s.lane AND g.first < s.len
+	ORDER BY g.first`
+
+// segRow is one segment row as loadSQL returns it.
+type segRow struct {
+	first, n int
+	data     []byte
+}
+
+// loaded serves a lane's segments from rows read before (store.LaneSource
+// for one base-less lane).
+type loaded struct {
+	num  int64
+	rows []segRow
+}
+
+func (p loaded) Lane(num int64) (store.LaneRef, error) {
+	return store.LaneRef{}, fmt.Errorf("lane %d: not read with lane %d", num, p.num)
+}
+
+func (p loaded) Segments(num int64, from, to int, fn func(first, n int, data []byte) error) error {
+	if num != p.num {
+		return fmt.Errorf("lane %d: not read with lane %d", num, p.num)
+	}
+	// As source.Segments: the segment holding `from`, and those after it
+	// that start before `to`.
+	start := 0
+	for i, r := range p.rows {
+		if r.first <= from {
+			start = i
+		}
+	}
+	for _, r := range p.rows[start:] {
+		if r.first >= to {
+			break
+		}
+		if err := fn(r.first, r.n, r.data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadFast reads a whole session in one statement; ok is false (nothing
+// read) when the session has base lanes.
+func (s *Store) loadFast(ctx context.Context, id session.ID) (l *lane, cs []session.Chunk, ok bool, err error) {
+	rows, err := s.pool.Query(ctx, loadSQL, id)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	defer rows.Close()
+	var segs []segRow
+	for rows.Next() {
+		var r lane
+		var lin []byte
+		var first, n *int
+		var data []byte
+		if err := rows.Scan(&r.num, &r.id, &lin, &r.status, &r.head, &r.len, &r.baseLane, &r.baseLen, &r.compact, &r.epoch, &r.created, &r.updated, &first, &n, &data); err != nil {
+			return nil, nil, false, err
+		}
+		if l == nil {
+			if err := json.Unmarshal(lin, &r.lineage); err != nil {
+				return nil, nil, false, fmt.Errorf("session %s: stored lineage is corrupt: %w", r.id, err)
+			}
+			r.created, r.updated = r.created.UTC(), r.updated.UTC()
+			l = &r
+			if l.baseLen > 0 {
+				return nil, nil, false, nil
+			}
+		}
+		if first != nil && n != nil {
+			segs = append(segs, segRow{*first, *n, data})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, false, err
+	}
+	if l == nil {
+		return nil, nil, false, fmt.Errorf("session %s: %w", id, store.ErrNotFound)
+	}
+	d := store.NewDecoder(0, l.len)
+	werr := store.WalkLane(loaded{l.num, segs}, l.ref(), 0, l.len, d.Add)
+	cs, derr := d.Wait()
+	if werr != nil {
+		return nil, nil, false, werr
+	}
+	if derr != nil {
+		return nil, nil, false, derr
+	}
+	return l, cs, true, nil
 }

@@ -1,13 +1,15 @@
 package postgres
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/openrath/rath/session"
 )
 
 // A database written before the fencing epoch existed (schema version 1)
-// is upgraded in place: its sessions load as before, at epoch 0.
+// is upgraded in place: its sessions load as before, at epoch 0, and
+// take labels too long for the old index.
 func TestMigrateFromVersion1(t *testing.T) {
 	dbURL := freshDB(t)
 	ctx := t.Context()
@@ -33,8 +35,12 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if e, err := st.Advance(ctx, s.ID()); err != nil || e != 1 {
 		t.Fatalf("Advance after the upgrade = %d, %v; want 1", e, err)
 	}
+	long := strings.Repeat("x", 20000)
+	if err := st.SetLabel(ctx, s.ID(), "long", long); err != nil {
+		t.Fatalf("a long label after the upgrade: %v", err)
+	}
 	var v string
-	if err := st.Pool().QueryRow(ctx, `SELECT value FROM rath.meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "2" {
-		t.Fatalf("schema_version after the upgrade = %q, %v; want 2", v, err)
+	if err := st.Pool().QueryRow(ctx, `SELECT value FROM rath.meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "3" {
+		t.Fatalf("schema_version after the upgrade = %q, %v; want 3", v, err)
 	}
 }

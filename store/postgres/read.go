@@ -13,7 +13,13 @@ import (
 
 // Load implements store.Store.
 func (s *Store) Load(ctx context.Context, id session.ID) (*session.Session, error) {
-	l, cs, err := s.readChunks(ctx, id, store.All)
+	if err := s.check(); err != nil {
+		return nil, fmt.Errorf("load %s: %w", id, err)
+	}
+	l, cs, ok, err := s.loadFast(ctx, id)
+	if err == nil && !ok {
+		l, cs, err = s.readChunks(ctx, id, store.All)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", id, err)
 	}
@@ -110,7 +116,11 @@ func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Info, error) 
 		where = append(where, "id IN (SELECT child FROM rath.parents WHERE parent = "+arg(f.Parent)+")")
 	}
 	for k, v := range f.Labels {
-		where = append(where, "id IN (SELECT id FROM rath.labels WHERE key = "+arg(k)+" AND value = "+arg(v)+")")
+		short := "" // the partial index's predicate, when v is in it
+		if len([]rune(v)) <= shortLabelLen {
+			short = " AND length(value) <= " + shortLabel
+		}
+		where = append(where, "id IN (SELECT id FROM rath.labels WHERE key = "+arg(k)+" AND value = "+arg(v)+short+")")
 	}
 	q := `SELECT ` + laneColumns + ` FROM rath.sessions`
 	if len(where) > 0 {

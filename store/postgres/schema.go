@@ -61,7 +61,20 @@ var migrations = []string{
 	// 1 -> 2: the fencing epoch (see store.Fence). A constant default adds
 	// the column without rewriting the table.
 	`ALTER TABLE rath.sessions ADD COLUMN epoch bigint NOT NULL DEFAULT 0;`,
+	// 2 -> 3: labels are looked up by value only when the value is short
+	// (a state, a kind, a run's id). A btree row holds at most a third of a
+	// page, so indexing every value refused long ones (a record, a list)
+	// outright, and cost an index entry on every rewrite of a long value.
+	`DROP INDEX rath.labels_kv;
+	CREATE INDEX labels_kv ON rath.labels(key, value) WHERE length(value) <= ` + shortLabel + `;`,
 }
+
+// shortLabel is the length up to which label values are indexed (and the
+// predicate a query must repeat to use that index).
+const (
+	shortLabel    = "256"
+	shortLabelLen = 256
+)
 
 // schemaVersion is the version this build writes.
 var schemaVersion = len(migrations)

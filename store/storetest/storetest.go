@@ -45,6 +45,8 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"Watch", testWatch},
 		{"NotFound", testNotFound},
 		{"SetLabels", testSetLabels},
+		{"LongLabels", testLongLabels},
+		{"MoveTo", testMoveTo},
 		{"FenceEpochs", testFenceEpochs},
 		{"FencedCommit", testFencedCommit},
 		{"FenceRace", testFenceRace},
