@@ -148,8 +148,14 @@ func (w *Worker) Info() WorkerInfo {
 	info := w.info
 	info.Runs = slices.Collect(maps.Keys(w.held))
 	slices.Sort(info.Runs)
+	info.Holding = len(info.Runs)
+	info.Runs = info.Runs[:min(len(info.Runs), maxListedRuns)]
 	return info
 }
+
+// maxListedRuns bounds the runs a heartbeat lists: a worker of thousands
+// would otherwise rewrite a list of thousands of ids every beat.
+const maxListedRuns = 32
 
 // register commits the worker's session and its first heartbeat.
 func (w *Worker) register(ctx context.Context) error {

@@ -32,7 +32,10 @@ type WorkerInfo struct {
 	Concurrency int               `json:"concurrency"`
 	Started     time.Time         `json:"started"`
 	Beat        time.Time         `json:"beat"`
-	Runs        []session.ID      `json:"runs,omitempty"`
+	// Runs are runs it works (the first maxListedRuns, by id); Holding
+	// counts them all.
+	Runs    []session.ID `json:"runs,omitempty"`
+	Holding int          `json:"holding"`
 	// State is what the worker last said: alive, draining or stopped; the
 	// cluster marks it dead when it stops answering.
 	State string `json:"state"`

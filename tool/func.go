@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -25,19 +26,11 @@ func FuncEnv[In, Out any](name, description string, fn func(ctx context.Context,
 	if name == "" {
 		return nil, fmt.Errorf("tool: a tool needs a name")
 	}
-	s, err := jsonschema.For[In](nil)
+	sc, err := schemaFor[In]()
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: infer the argument schema: %w", name, err)
 	}
-	rs, err := s.Resolve(nil)
-	if err != nil {
-		return nil, fmt.Errorf("tool %s: resolve the argument schema: %w", name, err)
-	}
-	raw, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	return &funcTool[In, Out]{name: name, desc: description, schema: raw, resolved: rs, fn: fn}, nil
+	return &funcTool[In, Out]{name: name, desc: description, schema: slices.Clone(sc.raw), resolved: sc.resolved, fn: fn}, nil
 }
 
 // MustFunc is Func for package-level tools; it panics on a bad In type.

@@ -405,7 +405,7 @@ func printReport(w io.Writer, rep *cluster.Report) {
 			state = "dead: " + wk.Why
 		}
 		fmt.Fprintf(w, "  %-24s %-10s pool %s  host %s pid %d  beat %s  runs %d  %s\n", wk.ID, state, wk.Pool, wk.Host, wk.PID,
-			wk.Beat.Format(time.TimeOnly), len(wk.Runs), offersText(wk.Offers))
+			wk.Beat.Format(time.TimeOnly), wk.Holding, offersText(wk.Offers))
 	}
 	fmt.Fprintln(w, "POOLS")
 	for _, p := range rep.Pools {

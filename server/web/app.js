@@ -816,7 +816,8 @@ function workerRow(w) {
     el('td', { text: w.host || '' }),
     el('td', { class: 'num', text: w.pid || '' }),
     el('td', { class: 'time', title: fmtTime(w.beat), text: fmtAgo(w.beat) }),
-    el('td', { class: 'runs' }, ...sessionLinks(w.runs)),
+    el('td', { class: 'runs' }, ...sessionLinks(w.runs),
+      (w.holding || 0) > (w.runs || []).length ? el('span', { class: 'more', text: `+${w.holding - (w.runs || []).length} more` }) : null),
     el('td', { class: 'mono', text: kv(w.offers) }));
 }
 
