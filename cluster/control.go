@@ -59,9 +59,12 @@ func (c *Cluster) Cancel(ctx context.Context, id session.ID, by, reason string) 
 	}
 	// Not being worked: stop it here, fencing out any worker that took it
 	// meanwhile (it sees the request and stops too).
-	fctx, _, err := c.advance(ctx, id)
+	fctx, info, err := c.takeInfo(ctx, id)
 	if err != nil {
 		return err
+	}
+	if run, err = runOf(info); err != nil || run.State.Final() {
+		return err // it ended meanwhile
 	}
 	return c.finishCancel(fctx, run, who)
 }

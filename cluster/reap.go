@@ -216,25 +216,39 @@ func (c *Cluster) setJobs(ctx context.Context, ids map[string]int64) error {
 // context fails if someone takes the run after it: of workers racing to
 // move a run on, one does.
 func (c *Cluster) take(ctx context.Context, id session.ID, want State) (context.Context, *Run, error) {
-	fctx, epoch, err := c.advance(ctx, id)
+	fctx, info, err := c.takeInfo(ctx, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	run, err := loadRun(ctx, c.rt.Store, id)
+	run, err := runOf(info)
 	if err != nil {
 		return nil, nil, err
 	}
-	if run.Epoch != epoch || run.State != want {
+	if run.State != want {
 		return nil, nil, nil
 	}
 	return fctx, run, nil
 }
 
-// advance raises the run's epoch and returns ctx fenced by the new one.
-func (c *Cluster) advance(ctx context.Context, id session.ID) (context.Context, int64, error) {
-	epoch, err := c.rt.Store.Advance(ctx, id)
-	if err != nil {
-		return nil, 0, err
+// takeInfo raises the run's epoch and reads the run under it (whoever
+// advanced before has written what it did; whoever advances after fences
+// this taker out); it returns ctx fenced by the new epoch. On PostgreSQL
+// both go in one round trip.
+func (c *Cluster) takeInfo(ctx context.Context, id session.ID) (context.Context, store.Info, error) {
+	var info store.Info
+	var err error
+	if c.pg != nil {
+		info, err = c.pg.AdvanceInfo(ctx, id)
+	} else {
+		var epoch int64
+		if epoch, err = c.rt.Store.Advance(ctx, id); err == nil {
+			if info, err = c.rt.Store.Info(ctx, id); err == nil && info.Epoch != epoch {
+				err = fmt.Errorf("%w: run %s moved to epoch %d as it was taken at %d", store.ErrFenced, id, info.Epoch, epoch)
+			}
+		}
 	}
-	return store.WithFence(ctx, store.Fence{Session: id, Epoch: epoch}), epoch, nil
+	if err != nil {
+		return nil, store.Info{}, err
+	}
+	return store.WithFence(ctx, store.Fence{Session: id, Epoch: info.Epoch}), info, nil
 }

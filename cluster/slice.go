@@ -57,24 +57,18 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	// whoever advanced before us has written what it did; whoever advances
 	// after fences us out. (A run has one live job, so taking it displaces
 	// no rightful owner, even when this worker then leaves it to others.)
-	fctx, epoch, err := w.c.advance(ctx, id)
+	fctx, info, err := w.c.takeInfo(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return river.JobCancel(err)
 	}
 	if err != nil {
-		return err // the store: River retries later
-	}
-	info, err := st.Info(ctx, id)
-	if err != nil {
-		return err
+		return w.lost(err) // fenced: someone took it meanwhile; else the store: River retries later
 	}
 	run, err := runOf(info)
 	if err != nil {
 		return river.JobCancel(err)
 	}
-	if run.Epoch != epoch {
-		return w.lost(fmt.Errorf("%w: run %s moved to epoch %d as this worker took %d", store.ErrFenced, id, run.Epoch, epoch))
-	}
+	epoch := info.Epoch
 	if run.State.Final() {
 		return nil
 	}

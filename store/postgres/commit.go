@@ -85,12 +85,14 @@ func commitTx(ctx context.Context, tx pgx.Tx, sess *session.Session, prev sessio
 	if err := checkFence(ctx, tx, fence, sess.ID(), noKeyUpdate); err != nil {
 		return err
 	}
+	if prev == "" {
+		// A new session, usually: createTx inserts it, or finds it stored
+		// (a retry, a race) and goes on as below.
+		return createTx(ctx, tx, sess)
+	}
 	l, err := laneByID(ctx, tx, sess.ID(), noKeyUpdate)
 	if errors.Is(err, store.ErrNotFound) {
-		if prev != "" {
-			return fmt.Errorf("%w: the session is not stored, but the commit expects head %s", store.ErrConflict, prev.Short())
-		}
-		return createTx(ctx, tx, sess)
+		return fmt.Errorf("%w: the session is not stored, but the commit expects head %s", store.ErrConflict, prev.Short())
 	}
 	if err != nil {
 		return err

@@ -27,9 +27,14 @@ const infoSQL = `SELECT ` + laneColumns + `,
 	FROM rath.sessions s WHERE s.id = $1`
 
 func (s *Store) infoFast(ctx context.Context, id session.ID) (store.Info, error) {
+	return scanInfo(s.pool.QueryRow(ctx, infoSQL, id), id)
+}
+
+// scanInfo reads infoSQL's row.
+func scanInfo(row pgx.Row, id session.ID) (store.Info, error) {
 	var l lane
 	var lin, lab []byte
-	err := s.pool.QueryRow(ctx, infoSQL, id).Scan(&l.num, &l.id, &lin, &l.status, &l.head, &l.len, &l.baseLane, &l.baseLen, &l.compact, &l.epoch, &l.created, &l.updated, &lab)
+	err := row.Scan(&l.num, &l.id, &lin, &l.status, &l.head, &l.len, &l.baseLane, &l.baseLen, &l.compact, &l.epoch, &l.created, &l.updated, &lab)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Info{}, fmt.Errorf("session %s: %w", id, store.ErrNotFound)
 	}
@@ -237,4 +242,38 @@ func (s *Store) loadFast(ctx context.Context, id session.ID) (l *lane, cs []sess
 		return nil, nil, false, derr
 	}
 	return l, cs, true, nil
+}
+
+// AdvanceInfo is Advance followed by Info, sent together: one round trip
+// and one transaction. The update holds the session's row until the
+// transaction ends, and the read that follows it takes a snapshot of its
+// own (READ COMMITTED) after the update got the row: it sees every write a
+// holder of the old epoch committed while the update waited for it. The
+// returned Info carries the new epoch.
+func (s *Store) AdvanceInfo(ctx context.Context, id session.ID) (store.Info, error) {
+	if err := s.check(); err != nil {
+		return store.Info{}, fmt.Errorf("advance %s: %w", id, err)
+	}
+	b := &pgx.Batch{}
+	var epoch int64
+	var info store.Info
+	var ierr error
+	b.Queue(`UPDATE rath.sessions SET epoch = epoch + 1 WHERE id = $1 RETURNING epoch`, id).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&epoch)
+	})
+	b.Queue(infoSQL, id).QueryRow(func(row pgx.Row) error {
+		info, ierr = scanInfo(row, id)
+		return ierr
+	})
+	err := s.pool.SendBatch(ctx, b).Close()
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = fmt.Errorf("session %s: %w", id, store.ErrNotFound)
+	}
+	if err != nil {
+		return store.Info{}, fmt.Errorf("advance %s: %w", id, err)
+	}
+	if info.Epoch != epoch {
+		return store.Info{}, fmt.Errorf("advance %s: read epoch %d after advancing to %d", id, info.Epoch, epoch)
+	}
+	return info, nil
 }

@@ -76,3 +76,88 @@ func TestFenceLocks(t *testing.T) {
 		t.Fatalf("Epoch = %d, %v; want 2", e, err)
 	}
 }
+
+// AdvanceInfo takes the next epoch and reads the session under it, labels
+// included; a session the store does not have is not found.
+func TestAdvanceInfo(t *testing.T) {
+	st := openStore(t, freshDB(t))
+	ctx := t.Context()
+	s := session.FromUser("taken")
+	if err := st.Commit(ctx, s, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetLabel(ctx, s.ID(), "owner", "w1"); err != nil {
+		t.Fatal(err)
+	}
+	for want := int64(1); want <= 3; want++ {
+		info, err := st.AdvanceInfo(ctx, s.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Epoch != want || info.Labels["owner"] != "w1" || info.Head != s.Head() {
+			t.Fatalf("AdvanceInfo = epoch %d, labels %v, head %s; want epoch %d, owner w1, head %s", info.Epoch, info.Labels, info.Head.Short(), want, s.Head().Short())
+		}
+	}
+	if _, err := st.AdvanceInfo(ctx, session.NewID()); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("AdvanceInfo of an unknown session: %v, want ErrNotFound", err)
+	}
+}
+
+// An AdvanceInfo that waits for a writer under the old epoch reads what
+// that writer committed: the read is not on a snapshot from before it
+// waited.
+func TestAdvanceInfoSeesTheWriterItWaitedFor(t *testing.T) {
+	st := openStore(t, freshDB(t))
+	ctx := t.Context()
+	s := session.FromUser("contested")
+	if err := st.Commit(ctx, s, ""); err != nil {
+		t.Fatal(err)
+	}
+	e, err := st.Advance(ctx, s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := st.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	old := store.WithFence(ctx, store.Fence{Session: s.ID(), Epoch: e})
+	if err := st.SetLabelsTx(old, tx, s.ID(), map[string]string{"last": "old owner"}); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		info store.Info
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		info, err := st.AdvanceInfo(ctx, s.ID())
+		done <- result{info, err}
+	}()
+	// Wait until the advance is blocked on the writer's row lock.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var waiting int
+		if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the advance never waited for the writer")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.info.Epoch != e+1 || r.info.Labels["last"] != "old owner" {
+		t.Fatalf("AdvanceInfo after waiting = epoch %d, labels %v; want epoch %d and the old owner's label", r.info.Epoch, r.info.Labels, e+1)
+	}
+}
