@@ -106,10 +106,12 @@ func (r *Runtime) Run(ctx context.Context, name string) (*session.Session, error
 	if err != nil {
 		return nil, fmt.Errorf("rath: build %s: %w", name, err)
 	}
-	out, err := flow.Run(ctx, r.Store, m, in)
+	out, err := flow.Run(flow.WithOutputLabels(ctx, map[string]string{WorkflowLabel: name}), r.Store, m, in)
 	if out != nil {
-		if lerr := r.Store.SetLabel(ctx, out.ID(), WorkflowLabel, name); lerr != nil && err == nil {
-			err = lerr
+		if err != nil {
+			// Run labelled it only if it committed it (a run that
+			// stopped did not); try here, as before.
+			_ = r.Store.SetLabel(ctx, out.ID(), WorkflowLabel, name)
 		}
 		status := store.StatusClosed
 		if err != nil {

@@ -125,6 +125,7 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	sctx := fctx
 	g := &gate{max: int64(w.c.opts.SliceSteps), deadline: time.Now().Add(w.c.opts.SliceTime), drain: &w.draining}
 	sctx = agent.WithSlice(agent.WithRecordedVerdicts(agent.WithReview(sctx)), g.more)
+	sctx = flow.WithOutputLabels(sctx, map[string]string{rath.WorkflowLabel: run.Workflow})
 	bctx := sctx
 	if run.Input != nil {
 		bctx = rath.WithInput(sctx, *run.Input)
@@ -198,10 +199,7 @@ func (w *Worker) settle(ctx, fctx context.Context, run *Run, out *session.Sessio
 	var u *agent.Unsettled
 	switch {
 	case err == nil:
-		run.Output = out.ID()
-		if lerr := st.SetLabel(fctx, out.ID(), rath.WorkflowLabel, run.Workflow); lerr != nil {
-			return w.lost(lerr)
-		}
+		run.Output = out.ID() // labelled with the workflow by flow.Run
 		if serr := store.MoveTo(fctx, st, out.ID(), store.StatusClosed); serr != nil {
 			return w.lost(serr)
 		}

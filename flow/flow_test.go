@@ -316,3 +316,26 @@ func TestDescribe(t *testing.T) {
 		t.Fatalf("json: %v\n%s", err, tree.JSON())
 	}
 }
+
+// A run's committed output carries its run label and the labels the
+// context adds, and the context cannot replace the run label.
+func TestRunLabelsItsOutput(t *testing.T) {
+	st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(t.TempDir(), "s.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	in := session.FromUser("go")
+	lctx := flow.WithOutputLabels(ctx, map[string]string{"rath.workflow": "demo", agent.RunLabel: "forged"})
+	out, err := flow.Run(lctx, st, say("done"), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx, out.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Labels["rath.workflow"] != "demo" || info.Labels[agent.RunLabel] != string(in.ID()) {
+		t.Fatalf("output labels = %v, want rath.workflow=demo and %s=%s", info.Labels, agent.RunLabel, in.ID())
+	}
+}

@@ -95,7 +95,7 @@ func Run(ctx context.Context, st store.Store, m Module, in *session.Session) (*s
 	if st != nil && out != nil && !stopped(err) {
 		cerr := commitNew(ctx, st, out)
 		if cerr == nil {
-			cerr = st.SetLabel(ctx, out.ID(), agent.RunLabel, string(in.ID()))
+			cerr = st.SetLabels(ctx, out.ID(), outputLabels(ctx, string(in.ID())))
 		}
 		if cerr != nil {
 			err = errors.Join(err, cerr)

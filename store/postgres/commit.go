@@ -133,15 +133,20 @@ func createTx(ctx context.Context, tx pgx.Tx, sess *session.Session) error {
 	if err != nil {
 		return err
 	}
-	// ON CONFLICT DO NOTHING: if another process creates the same session
-	// meanwhile, this insert waits for its transaction and then inserts
-	// nothing; the session is then an existing one, handled as such.
+	var rows segRows
+	if baseLen < sess.Len() {
+		if rows, err = encodeRows(sess, baseLen); err != nil {
+			return err
+		}
+	}
+	// One statement inserts the row and its segments. ON CONFLICT DO
+	// NOTHING: if another process creates the same session meanwhile, this
+	// insert waits for its transaction and then inserts nothing; the
+	// session is then an existing one, handled as such.
 	var num int64
-	err = tx.QueryRow(ctx, `INSERT INTO rath.sessions(id, op, lineage, status, head, len, base_lane, base_len, compact_from, created, updated)
-		VALUES($1, $2, $3, $4, $5, $6, $7, $8, $8, now(), now())
-		ON CONFLICT (id) DO NOTHING
-		RETURNING lane, pg_notify('rath_commits', $9) IS NULL`,
-		sess.ID(), lin.Op, linJSON, store.StatusOpen, sess.Head(), sess.Len(), baseLane, baseLen, eventJSON(sess)).Scan(&num, new(bool))
+	err = tx.QueryRow(ctx, createSQL,
+		sess.ID(), lin.Op, linJSON, store.StatusOpen, sess.Head(), sess.Len(), baseLane, baseLen, eventJSON(sess),
+		rows.firsts, rows.ns, rows.datas).Scan(&num)
 	if errors.Is(err, pgx.ErrNoRows) {
 		l, err := laneByID(ctx, tx, sess.ID(), noKeyUpdate)
 		if err != nil {
@@ -159,8 +164,21 @@ func createTx(ctx context.Context, tx pgx.Tx, sess *session.Session) error {
 			return err
 		}
 	}
-	return writeChunks(ctx, tx, num, sess, baseLen)
+	return nil
 }
+
+// createSQL inserts a new session's row and, in the same statement, the
+// segment rows of its own chunks; it returns the lane, or no row if the
+// session exists.
+const createSQL = `WITH s AS (
+		INSERT INTO rath.sessions(id, op, lineage, status, head, len, base_lane, base_len, compact_from, created, updated)
+		VALUES($1, $2, $3, $4, $5, $6, $7, $8, $8, now(), now())
+		ON CONFLICT (id) DO NOTHING
+		RETURNING lane, pg_notify('rath_commits', $9) IS NULL),
+	seg AS (
+		INSERT INTO rath.segments(lane, first, n, data)
+		SELECT s.lane, r.first, r.n, r.data FROM s, unnest($10::integer[], $11::integer[], $12::bytea[]) AS r(first, n, data))
+	SELECT lane FROM s`
 
 // findBase picks the stored parent sharing the longest prefix with sess. It
 // key-shares every lane it reads, so GC cannot delete or rewire them before
