@@ -35,7 +35,8 @@ type StatusOptions struct {
 	Limit int
 }
 
-// Status reports the workers (alive or not: dead ones say why), the pools
+// Status reports the workers (alive or not: dead ones say why; of those
+// that ended, the latest endedShown), the pools
 // with their queue depths, and the runs, each with its state; a queued
 // run whose pool has no live worker says so (a revision no live worker
 // serves, or no worker at all), as does a run pinned to its host.
@@ -44,7 +45,11 @@ func (c *Cluster) Status(ctx context.Context, o StatusOptions) (*Report, error) 
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Workers: ws}
+	ended, err := c.recentlyEnded(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Workers: append(ws, ended...)}
 	var live []WorkerInfo
 	for _, w := range ws {
 		if w.Alive && w.State != workerStopped {

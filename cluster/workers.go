@@ -53,9 +53,25 @@ const (
 	workerDead     = "dead"
 )
 
-// workers lists the workers the store knows, each with Alive computed.
+// workers lists the workers that have not ended (their sessions are
+// active: a stopped worker's is closed, a dead one's failed once it is
+// handed on), each with Alive computed. Ended workers are kept in the store
+// but not read here, so a cluster's ticks do not grow with its restarts.
 func (c *Cluster) workers(ctx context.Context) ([]WorkerInfo, error) {
-	infos, err := c.rt.Store.List(ctx, store.Filter{Labels: map[string]string{LabelKind: "worker"}})
+	return c.listWorkers(ctx, store.Filter{Labels: map[string]string{LabelKind: "worker"}, Status: []store.Status{store.StatusOpen, store.StatusActive}})
+}
+
+// endedShown is how many ended workers Status shows, the latest first.
+const endedShown = 16
+
+// recentlyEnded lists the workers that ended last (stopped, or dead and
+// handed on).
+func (c *Cluster) recentlyEnded(ctx context.Context) ([]WorkerInfo, error) {
+	return c.listWorkers(ctx, store.Filter{Labels: map[string]string{LabelKind: "worker"}, Status: []store.Status{store.StatusClosed, store.StatusFailed}, Limit: endedShown})
+}
+
+func (c *Cluster) listWorkers(ctx context.Context, f store.Filter) ([]WorkerInfo, error) {
+	infos, err := c.rt.Store.List(ctx, f)
 	if err != nil {
 		return nil, err
 	}
