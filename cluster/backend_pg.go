@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"strconv"
@@ -104,4 +105,53 @@ func commitAndEnqueuePG(ctx context.Context, qu queue, st *postgres.Store, c com
 		return 0, err
 	}
 	return res.Job.ID, nil
+}
+
+// submitPG commits prepared runs routed to pools — their inputs, their
+// jobs and their records with the jobs' ids — in one transaction.
+func submitPG(ctx context.Context, qu queue, st *postgres.Store, runs []*prepared) error {
+	q, ok := qu.(*rq[pgx.Tx])
+	if !ok {
+		return fmt.Errorf("cluster: the queue is not on PostgreSQL")
+	}
+	tx, err := q.tx.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	params := make([]river.InsertManyParams, len(runs))
+	for i, p := range runs {
+		if err := st.CommitTx(ctx, tx, p.in, ""); err != nil {
+			return err
+		}
+		params[i] = river.InsertManyParams{Args: RunArgs{Run: string(p.run.ID)}, InsertOpts: insertOpts(p.queue)}
+	}
+	res, err := q.client.InsertManyTx(ctx, tx, params)
+	if err != nil {
+		return fmt.Errorf("cluster: enqueue: %w", err)
+	}
+	// Each job's id goes on its run (matched by the job's arguments, not
+	// by the order River returns them in).
+	jobs := make(map[session.ID]int64, len(res))
+	for _, r := range res {
+		var a RunArgs
+		if err := json.Unmarshal(r.Job.EncodedArgs, &a); err != nil {
+			return fmt.Errorf("cluster: job %d: %w", r.Job.ID, err)
+		}
+		jobs[session.ID(a.Run)] = r.Job.ID
+	}
+	labels := make(map[session.ID]map[string]string, len(runs))
+	for _, p := range runs {
+		job, ok := jobs[p.run.ID]
+		if !ok {
+			return fmt.Errorf("cluster: River returned no job for run %s", p.run.ID)
+		}
+		l := maps.Clone(p.labels)
+		l[LabelJob] = strconv.FormatInt(job, 10)
+		labels[p.run.ID] = l
+	}
+	if err := st.SetManyLabelsTx(ctx, tx, labels); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }

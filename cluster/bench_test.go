@@ -65,35 +65,17 @@ func inProcess(b *testing.B, e *env, n int) time.Duration {
 	return time.Since(t0)
 }
 
-// submitAll submits n runs from 32 goroutines and returns their ids.
+// submitAll submits n runs with SubmitMany (as a program fanning out
+// runs would) and returns their ids.
 func submitAll(b *testing.B, e *env, n int) []session.ID {
-	ids := make([]session.ID, n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var first error
-	var mu sync.Mutex
-	for range 32 {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				text := benchInput
-				id, err := e.cl.Submit(context.Background(), "cluster", cluster.SubmitOptions{Input: &text})
-				if err != nil {
-					mu.Lock()
-					first = err
-					mu.Unlock()
-					return
-				}
-				ids[i] = id
-			}
-		})
+	text := benchInput
+	opts := make([]cluster.SubmitOptions, n)
+	for i := range opts {
+		opts[i].Input = &text
 	}
-	wg.Wait()
-	if first != nil {
-		b.Fatal(first)
+	ids, err := e.cl.SubmitMany(context.Background(), "cluster", opts)
+	if err != nil {
+		b.Fatal(err)
 	}
 	return ids
 }

@@ -368,3 +368,48 @@ func TestRevisionsPinRuns(t *testing.T) {
 		e.exactlyOnce(id, 2)
 	})
 }
+
+// Runs submitted together are each routed, committed and enqueued as one
+// submitted alone is (on PostgreSQL in one transaction for those routed):
+// their ids come back in order, every routed one is done with its effects
+// once, and one no worker admits waits unroutable.
+func TestSubmitMany(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.worker("w1")
+		const n = 40
+		in := `{"steps":2,"latency_ms":1,"idempotent":true}`
+		opts := make([]cluster.SubmitOptions, n)
+		for i := range opts {
+			opts[i].Input = &in
+		}
+		opts[7].Needs = map[string]string{"region": "mars"}
+		ids, err := e.cl.SubmitMany(context.Background(), "cluster", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) != n {
+			t.Fatalf("%d ids for %d runs", len(ids), n)
+		}
+		seen := map[session.ID]bool{}
+		for i, id := range ids {
+			if seen[id] {
+				t.Fatalf("run %d has the id of an earlier one: %s", i, id)
+			}
+			seen[id] = true
+			if i == 7 {
+				continue
+			}
+			if r := e.waitState(id, cluster.StateDone, 60*time.Second); r.Worker != "w1" {
+				t.Fatalf("run %d worked by %q", i, r.Worker)
+			}
+			e.exactlyOnce(id, 2)
+		}
+		if r := e.waitState(ids[7], cluster.StateUnroutable, 10*time.Second); !strings.Contains(r.Why, "region=mars") || len(r.Needs) != 1 {
+			t.Fatalf("the run no worker admits: %+v", r)
+		}
+		bad := []cluster.SubmitOptions{{Input: &in}, {Needs: map[string]string{"a": "b"}}}
+		if _, err := e.cl.SubmitMany(context.Background(), "no-such-workflow", bad); err == nil {
+			t.Fatal("submitting runs of an unknown workflow succeeded")
+		}
+	})
+}

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/openrath/rath"
@@ -27,55 +28,122 @@ var ErrNoInput = fmt.Errorf("cluster: the workflow takes no input")
 // session's) at once. A run no live worker admits is kept as unroutable and
 // routed when such a worker appears.
 func (c *Cluster) Submit(ctx context.Context, name string, o SubmitOptions) (session.ID, error) {
-	w, err := rath.LookupWorkflow(name)
+	p, err := c.prepare(ctx, name, o)
 	if err != nil {
 		return "", err
+	}
+	if c.pg != nil && p.queue != "" {
+		// The input, its record and its job in one transaction: no run is
+		// ever queued without a job, nor a job without its run.
+		if err := submitPG(ctx, c.q, c.pg, []*prepared{p}); err != nil {
+			return "", fmt.Errorf("cluster: submit %s: %w", name, err)
+		}
+		return p.run.ID, nil
+	}
+	return c.submitOne(ctx, p)
+}
+
+// submitBatch bounds the runs SubmitMany commits in one transaction.
+const submitBatch = 256
+
+// SubmitMany submits a run of the registered workflow name for each of
+// runs, as Submit does, and returns their ids in order. On PostgreSQL the
+// runs routed to a pool are committed and enqueued together, up to
+// submitBatch in one transaction (their inputs, records and jobs); runs no
+// live worker admits, and every run on SQLite, go one by one. On an error
+// the ids of the runs submitted so far are returned with it.
+func (c *Cluster) SubmitMany(ctx context.Context, name string, runs []SubmitOptions) ([]session.ID, error) {
+	ids := make([]session.ID, 0, len(runs))
+	for chunk := range slices.Chunk(runs, submitBatch) {
+		var batch []*prepared
+		for _, o := range chunk {
+			p, err := c.prepare(ctx, name, o)
+			if err != nil {
+				return ids, err
+			}
+			batch = append(batch, p)
+		}
+		var routed []*prepared
+		for _, p := range batch {
+			if c.pg == nil || p.queue == "" {
+				if _, err := c.submitOne(ctx, p); err != nil {
+					return ids, err
+				}
+				continue
+			}
+			routed = append(routed, p)
+		}
+		if len(routed) > 0 {
+			if err := submitPG(ctx, c.q, c.pg, routed); err != nil {
+				return ids, fmt.Errorf("cluster: submit %s: %w", name, err)
+			}
+		}
+		for _, p := range batch {
+			ids = append(ids, p.run.ID)
+		}
+	}
+	return ids, nil
+}
+
+// prepared is a run ready to submit: its input with the routing decision
+// appended, its record, the labels that hold it, and its pool's queue (""
+// when no live worker admits it).
+type prepared struct {
+	in     *session.Session
+	run    *Run
+	labels map[string]string
+	queue  string
+}
+
+// prepare builds a run's input, routes it, and makes its record.
+func (c *Cluster) prepare(ctx context.Context, name string, o SubmitOptions) (*prepared, error) {
+	w, err := rath.LookupWorkflow(name)
+	if err != nil {
+		return nil, err
 	}
 	bctx := ctx
 	if o.Input != nil {
 		if !w.TakesInput {
-			return "", fmt.Errorf("%w: %s (submit it without --input)", ErrNoInput, name)
+			return nil, fmt.Errorf("%w: %s (submit it without --input)", ErrNoInput, name)
 		}
 		bctx = rath.WithInput(ctx, *o.Input)
 	}
 	_, in, err := w.Build(bctx, c.rt)
 	if err != nil {
-		return "", fmt.Errorf("cluster: build %s: %w", name, err)
+		return nil, fmt.Errorf("cluster: build %s: %w", name, err)
 	}
 	live, err := c.live(ctx, &c.cache)
 	if err != nil {
-		return "", fmt.Errorf("cluster: submit %s: %w", name, err)
+		return nil, fmt.Errorf("cluster: submit %s: %w", name, err)
 	}
 	r := decide(poolsOf(live), name, "", o.Needs)
 	in = in.Append(r.chunk("cluster.route"))
 	run := &Run{ID: in.ID(), Workflow: name, Needs: o.Needs, Input: o.Input, Pool: r.Queue, Why: r.Reason, State: StateQueued, Since: time.Now().UTC()}
-	if c.pg != nil && r.Queue != "" {
-		// The input, its record and its job in one transaction: no run is
-		// ever queued without a job, nor a job without its run.
-		labels, err := run.labels(LabelKind, "run", rath.WorkflowLabel, name)
-		if err != nil {
-			return "", err
-		}
-		if _, err := commitAndEnqueuePG(ctx, c.q, c.pg, commitJob{s: in, run: string(run.ID), queue: r.Queue, labels: labels}); err != nil {
-			return "", fmt.Errorf("cluster: submit %s: %w", name, err)
-		}
-		return run.ID, nil
-	}
-	if err := c.rt.Store.Commit(ctx, in, ""); err != nil {
-		return "", fmt.Errorf("cluster: submit %s: %w", name, err)
-	}
 	if r.Queue == "" {
 		run.State = StateUnroutable
 	}
-	if err := run.save(ctx, c.rt.Store, LabelKind, "run", rath.WorkflowLabel, name); err != nil {
-		return "", err
+	labels, err := run.labels(LabelKind, "run", rath.WorkflowLabel, name)
+	if err != nil {
+		return nil, err
 	}
-	if r.Queue != "" {
-		if _, err := c.enqueue(ctx, run.ID, r.Queue); err != nil {
-			return run.ID, err
+	return &prepared{in: in, run: run, labels: labels, queue: r.Queue}, nil
+}
+
+// submitOne commits a prepared run, its record, and (if it was routed)
+// its job, one after another.
+func (c *Cluster) submitOne(ctx context.Context, p *prepared) (session.ID, error) {
+	if err := c.rt.Store.Commit(ctx, p.in, ""); err != nil {
+		return "", fmt.Errorf("cluster: submit %s: %w", p.run.Workflow, err)
+	}
+	if err := c.rt.Store.SetLabels(ctx, p.run.ID, p.labels); err != nil {
+		return "", fmt.Errorf("cluster: run %s: %w", p.run.ID, err)
+	}
+	if p.queue != "" {
+		if _, err := c.enqueue(ctx, p.run.ID, p.queue); err != nil {
+			return p.run.ID, err
 		}
 	}
-	return run.ID, nil
+	return p.run.ID, nil
 }
 
 // enqueue inserts the run's job and notes its id on the run.

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
 // Pool returns the store's connection pool, for a caller that writes rows
@@ -76,3 +79,51 @@ func (s *Store) SetLabelsTx(ctx context.Context, tx pgx.Tx, id session.ID, label
 	}
 	return fmt.Errorf("label %s: %w", id, err)
 }
+
+// SetManyLabelsTx sets labels on many sessions in one statement inside
+// the caller's transaction tx (key-sharing each session's row, as
+// SetLabels does). It takes no fence. It fails with store.ErrNotFound,
+// naming one, if any of the sessions is not there as tx sees it; nothing
+// is written then, and tx stays usable.
+func (s *Store) SetManyLabelsTx(ctx context.Context, tx pgx.Tx, labels map[session.ID]map[string]string) error {
+	if err := s.check(); err != nil {
+		return fmt.Errorf("label sessions: %w", err)
+	}
+	if fenceOf(ctx) != nil {
+		return fmt.Errorf("label sessions: SetManyLabelsTx takes no fence")
+	}
+	var ids, keys, vals, delIDs, delKeys []string
+	for _, id := range slices.Sorted(maps.Keys(labels)) {
+		for _, k := range store.SortedKeys(labels[id]) {
+			if v := labels[id][k]; v == "" {
+				delIDs, delKeys = append(delIDs, string(id)), append(delKeys, k)
+			} else {
+				ids, keys, vals = append(ids, string(id)), append(keys, k), append(vals, v)
+			}
+		}
+	}
+	all := make([]string, 0, len(labels))
+	for id := range labels {
+		all = append(all, string(id))
+	}
+	var missing *string
+	err := tx.QueryRow(ctx, manyLabelsSQL, all, ids, keys, vals, delIDs, delKeys).Scan(&missing)
+	if err != nil {
+		return fmt.Errorf("label sessions: %w", err)
+	}
+	if missing != nil {
+		return fmt.Errorf("label sessions: session %s: %w", *missing, store.ErrNotFound)
+	}
+	return nil
+}
+
+// manyLabelsSQL upserts and deletes labels of many sessions if all of them
+// exist (key-sharing their rows), and returns one that does not, if any.
+const manyLabelsSQL = `WITH t AS (SELECT id FROM rath.sessions WHERE id = ANY($1::text[]) ORDER BY id FOR KEY SHARE),
+	gone AS (SELECT a.id FROM unnest($1::text[]) AS a(id) WHERE a.id NOT IN (SELECT id FROM t) LIMIT 1),
+	del AS (DELETE FROM rath.labels l USING unnest($5::text[], $6::text[]) AS d(id, k)
+		WHERE l.id = d.id AND l.key = d.k AND NOT EXISTS (SELECT 1 FROM gone)),
+	ins AS (INSERT INTO rath.labels(id, key, value)
+		SELECT x.id, x.k, x.v FROM unnest($2::text[], $3::text[], $4::text[]) AS x(id, k, v) WHERE NOT EXISTS (SELECT 1 FROM gone)
+		ON CONFLICT (id, key) DO UPDATE SET value = excluded.value)
+	SELECT (SELECT id FROM gone)`

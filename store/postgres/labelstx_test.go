@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"errors"
+	"maps"
+	"strings"
 	"testing"
 
 	"github.com/openrath/rath/session"
@@ -59,5 +61,49 @@ func TestSetLabelsTx(t *testing.T) {
 	}
 	if infos, err := st.List(ctx, store.Filter{Labels: map[string]string{"state": "queued"}}); err != nil || len(infos) != 1 {
 		t.Fatalf("sessions labelled state=queued: %d (%v), want 1", len(infos), err)
+	}
+}
+
+// Many sessions labelled in one statement: all or, if one is missing,
+// none; empty values delete.
+func TestSetManyLabelsTx(t *testing.T) {
+	st := openStore(t, freshDB(t))
+	ctx := t.Context()
+	a, b := session.FromUser("a"), session.FromUser("b")
+	tx, err := st.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	for _, s := range []*session.Session{a, b} {
+		if err := st.CommitTx(ctx, tx, s, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.SetManyLabelsTx(ctx, tx, map[session.ID]map[string]string{
+		a.ID(): {"state": "queued", "kind": "run"},
+		b.ID(): {"state": "queued"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ghost := session.NewID()
+	err = st.SetManyLabelsTx(ctx, tx, map[session.ID]map[string]string{a.ID(): {"state": "lost"}, ghost: {"state": "lost"}})
+	if !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), string(ghost)) {
+		t.Fatalf("labelling with a missing session: %v, want ErrNotFound naming %s", err, ghost)
+	}
+	if err := st.SetManyLabelsTx(ctx, tx, map[session.ID]map[string]string{a.ID(): {"kind": ""}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[session.ID]map[string]string{a.ID(): {"state": "queued"}, b.ID(): {"state": "queued"}} {
+		info, err := st.Info(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(info.Labels, want) {
+			t.Fatalf("labels of %s = %v, want %v", id, info.Labels, want)
+		}
 	}
 }
