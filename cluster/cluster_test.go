@@ -413,3 +413,30 @@ func TestSubmitMany(t *testing.T) {
 		}
 	})
 }
+
+// Status counts each pool's queued and running runs.
+func TestStatusCountsQueueDepths(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		e.worker("one", "--concurrency", "1")
+		in := `{"steps":3,"latency_ms":300,"idempotent":true}`
+		opts := make([]cluster.SubmitOptions, 5)
+		for i := range opts {
+			opts[i].Input = &in
+		}
+		if _, err := e.cl.SubmitMany(context.Background(), "cluster", opts); err != nil {
+			t.Fatal(err)
+		}
+		e.waitFor("one running and four queued in the worker's pool", 20*time.Second, func() bool {
+			rep, err := e.cl.Status(context.Background(), cluster.StatusOptions{Limit: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range rep.Pools {
+				if len(p.Workers) == 1 && p.Workers[0] == "one" && p.Running == 1 && p.Queued == 4 {
+					return true
+				}
+			}
+			return false
+		})
+	})
+}

@@ -48,6 +48,9 @@ const (
 	LabelKind = "rath.cluster.kind"
 	// LabelLedger names, on a ledger session, the run it records.
 	LabelLedger = "rath.cluster.ledger"
+	// LabelPool holds the queue of the run's pool (so the store can count
+	// a pool's runs by state).
+	LabelPool = "rath.cluster.pool"
 )
 
 // Run is a run's record: what Status reports of it.
@@ -135,7 +138,7 @@ func (r *Run) labels(also ...string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	labels := map[string]string{LabelRun: string(b), LabelState: string(r.State)}
+	labels := map[string]string{LabelRun: string(b), LabelState: string(r.State), LabelPool: r.Pool}
 	for i := 0; i+1 < len(also); i += 2 {
 		labels[also[i]] = also[i+1]
 	}

@@ -36,7 +36,8 @@ type StatusOptions struct {
 }
 
 // Status reports the workers (alive or not: dead ones say why; of those
-// that ended, the latest endedShown), the pools
+// that ended, the latest endedShown), the pools (those with live workers,
+// and those of the runs reported)
 // with their queue depths, and the runs, each with its state; a queued
 // run whose pool has no live worker says so (a revision no live worker
 // serves, or no worker at all), as does a run pinned to its host.
@@ -89,6 +90,9 @@ func (c *Cluster) Status(ctx context.Context, o StatusOptions) (*Report, error) 
 			}
 		}
 		rep.Runs = append(rep.Runs, *r)
+		if r.Pool != "" && pools[r.Pool] == nil && !r.State.Final() {
+			pools[r.Pool] = &PoolStatus{Queue: r.Pool}
+		}
 	}
 	if err := c.depths(ctx, pools); err != nil {
 		return nil, err
@@ -147,28 +151,23 @@ func (c *Cluster) Pending(ctx context.Context) ([]Run, error) {
 	return rep.Runs, nil
 }
 
-// depths counts each pool's queued and running runs (all of them, whatever
-// a report's limit).
+// depths counts the queued and running runs of each pool in pools (all
+// of them, whatever a report's limit), by their labels: a count each, not
+// a read of every record.
 func (c *Cluster) depths(ctx context.Context, pools map[string]*PoolStatus) error {
-	for _, st := range []State{StateQueued, StateRunning} {
-		infos, err := c.rt.Store.List(ctx, store.Filter{Labels: map[string]string{LabelKind: "run", LabelState: string(st)}})
-		if err != nil {
-			return err
+	for q, p := range pools {
+		if q == "" {
+			continue
 		}
-		for _, info := range infos {
-			r, err := runOf(info)
+		for _, st := range []State{StateQueued, StateRunning} {
+			n, err := c.rt.Store.Count(ctx, store.Filter{Labels: map[string]string{LabelKind: "run", LabelPool: q, LabelState: string(st)}})
 			if err != nil {
-				continue
-			}
-			p := pools[r.Pool]
-			if p == nil {
-				p = &PoolStatus{Queue: r.Pool}
-				pools[r.Pool] = p
+				return err
 			}
 			if st == StateQueued {
-				p.Queued++
+				p.Queued = n
 			} else {
-				p.Running++
+				p.Running = n
 			}
 		}
 	}

@@ -32,6 +32,8 @@ type Store interface {
 	Info(ctx context.Context, id session.ID) (Info, error)
 	// List returns sessions matching f, newest first.
 	List(ctx context.Context, f Filter) ([]Info, error)
+	// Count is how many sessions List would return, without Limit.
+	Count(ctx context.Context, f Filter) (int, error)
 
 	// Parents, Children, Ancestors and Descendants query the lineage graph.
 	// Ancestors are nearest first; Descendants are breadth first.

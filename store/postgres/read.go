@@ -91,8 +91,8 @@ func (l *lane) info() store.Info {
 	return store.Info{ID: l.id, Lineage: l.lineage, Status: l.status, Head: l.head, Len: l.len, Epoch: l.epoch, Created: l.created, Updated: l.updated}
 }
 
-// List implements store.Store.
-func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Info, error) {
+// filterSQL is f as a WHERE clause ("" for none) and its arguments.
+func filterSQL(f store.Filter) (string, []any) {
 	var where []string
 	var args []any
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
@@ -115,17 +115,37 @@ func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Info, error) 
 	if f.Parent != "" {
 		where = append(where, "id IN (SELECT child FROM rath.parents WHERE parent = "+arg(f.Parent)+")")
 	}
-	for k, v := range f.Labels {
+	for _, k := range store.SortedKeys(f.Labels) {
+		v := f.Labels[k]
 		short := "" // the partial index's predicate, when v is in it
 		if len([]rune(v)) <= shortLabelLen {
 			short = " AND length(value) <= " + shortLabel
 		}
 		where = append(where, "id IN (SELECT id FROM rath.labels WHERE key = "+arg(k)+" AND value = "+arg(v)+short+")")
 	}
-	q := `SELECT ` + laneColumns + ` FROM rath.sessions`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
+	if len(where) == 0 {
+		return "", args
 	}
+	return " WHERE " + strings.Join(where, " AND "), args
+}
+
+// Count implements store.Store.
+func (s *Store) Count(ctx context.Context, f store.Filter) (int, error) {
+	if err := s.check(); err != nil {
+		return 0, fmt.Errorf("count sessions: %w", err)
+	}
+	where, args := filterSQL(f)
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM rath.sessions`+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count sessions: %w", err)
+	}
+	return n, nil
+}
+
+// List implements store.Store.
+func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Info, error) {
+	where, args := filterSQL(f)
+	q := `SELECT ` + laneColumns + ` FROM rath.sessions` + where
 	q += " ORDER BY created DESC, lane DESC"
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)

@@ -122,8 +122,8 @@ func labels(q querier, id session.ID) (map[string]string, error) {
 	return out, rows.Err()
 }
 
-// List implements store.Store.
-func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Info, error) {
+// filterSQL is f as a WHERE clause ("" for none) and its arguments.
+func filterSQL(f store.Filter) (string, []any) {
 	var where []string
 	var args []any
 	if len(f.Status) > 0 {
@@ -144,13 +144,33 @@ func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Info, error) 
 	if f.Parent != "" {
 		where, args = append(where, "id IN (SELECT child FROM parents WHERE parent = ?)"), append(args, f.Parent)
 	}
-	for k, v := range f.Labels {
+	for _, k := range store.SortedKeys(f.Labels) {
+		v := f.Labels[k]
 		where, args = append(where, "id IN (SELECT id FROM labels WHERE key = ? AND value = ?)"), append(args, k, v)
 	}
-	q := `SELECT ` + laneColumns + ` FROM sessions`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
+	if len(where) == 0 {
+		return "", args
 	}
+	return " WHERE " + strings.Join(where, " AND "), args
+}
+
+// Count implements store.Store.
+func (s *Store) Count(ctx context.Context, f store.Filter) (int, error) {
+	where, args := filterSQL(f)
+	var n int
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRow(`SELECT count(*) FROM sessions`+where, args...).Scan(&n)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count sessions: %w", err)
+	}
+	return n, nil
+}
+
+// List implements store.Store.
+func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Info, error) {
+	where, args := filterSQL(f)
+	q := `SELECT ` + laneColumns + ` FROM sessions` + where
 	q += " ORDER BY created DESC, lane DESC"
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)

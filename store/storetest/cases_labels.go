@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
@@ -121,5 +122,39 @@ func testMoveTo(t *testing.T, h Harness) {
 	}
 	if info, _ := st.Info(ctx(t), r.ID()); info.Status != store.StatusFailed {
 		t.Fatalf("status under the current fence = %s, want failed", info.Status)
+	}
+}
+
+// Count agrees with List, without its limit.
+func testCount(t *testing.T, h Harness) {
+	st := open(t, h)
+	for i := range 5 {
+		s := session.FromUser(fmt.Sprint("counted ", i))
+		mustCommit(t, st, s, "")
+		state := "queued"
+		if i%2 == 1 {
+			state = "running"
+		}
+		if err := st.SetLabels(ctx(t), s.ID(), map[string]string{"kind": "run", "state": state}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		f    store.Filter
+		want int
+	}{
+		{store.Filter{Labels: map[string]string{"kind": "run"}}, 5},
+		{store.Filter{Labels: map[string]string{"kind": "run", "state": "queued"}}, 3},
+		{store.Filter{Labels: map[string]string{"kind": "run", "state": "running"}, Limit: 1}, 2},
+		{store.Filter{Labels: map[string]string{"kind": "nothing"}}, 0},
+		{store.Filter{Status: []store.Status{store.StatusOpen}, Labels: map[string]string{"state": "queued"}}, 3},
+	} {
+		n, err := st.Count(ctx(t), c.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != c.want {
+			t.Errorf("Count(%+v) = %d, want %d", c.f, n, c.want)
+		}
 	}
 }

@@ -47,6 +47,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"SetLabels", testSetLabels},
 		{"LongLabels", testLongLabels},
 		{"MoveTo", testMoveTo},
+		{"Count", testCount},
 		{"FenceEpochs", testFenceEpochs},
 		{"FencedCommit", testFencedCommit},
 		{"FenceRace", testFenceRace},
