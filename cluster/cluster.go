@@ -36,6 +36,11 @@ type Options struct {
 	Poll time.Duration
 	// Log receives the cluster's progress lines (nil: none).
 	Log io.Writer
+	// Host names the machine this process runs on, as workers report it
+	// and host-local placement pins runs to it (default: the hostname).
+	// Set it where hostnames are not unique (containers started from one
+	// image with a fixed hostname).
+	Host string
 }
 
 func (o Options) withDefaults() Options {
@@ -80,7 +85,10 @@ var ErrUnsupportedStore = errors.New("cluster: the store is neither SQLite nor P
 // once).
 func Open(ctx context.Context, rt *rath.Runtime, opts Options) (*Cluster, error) {
 	c := &Cluster{rt: rt, opts: opts.withDefaults()}
-	c.host, _ = os.Hostname()
+	c.host = opts.Host
+	if c.host == "" {
+		c.host, _ = os.Hostname()
+	}
 	c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	if c.opts.Log != nil {
 		c.log = slog.New(slog.NewTextHandler(c.opts.Log, &slog.HandlerOptions{Level: slog.LevelInfo}))

@@ -31,6 +31,7 @@ func (f *clusterFlags) add(c *cobra.Command) {
 	c.Flags().DurationVar(&f.opts.SliceTime, "slice-time", 0, "time a job works before handing its run back (default 10s)")
 	c.Flags().DurationVar(&f.opts.Heartbeat, "heartbeat", 0, "how often a worker says it is alive (default 1s)")
 	c.Flags().DurationVar(&f.opts.DeadAfter, "dead-after", 0, "silence after which a worker is taken for dead (default 10s)")
+	c.Flags().StringVar(&f.opts.Host, "host", "", "the name of this machine as the cluster knows it (default the hostname; set it where hostnames are not unique)")
 	c.Flags().DurationVar(&f.opts.Poll, "poll", 0, "how often workers look for jobs on SQLite (default 100ms)")
 }
 

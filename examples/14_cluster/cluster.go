@@ -27,7 +27,15 @@ type Config struct {
 	// ToolApproval makes every record_effect call wait for a person's
 	// approval (the agent pauses; `rath approve` answers).
 	ToolApproval bool `json:"tool_approval"`
+	// Workspace places the run on a local sandbox, and each effect is
+	// also appended to workspace.log in its workspace (once: the tool looks
+	// for its key there first when it is idempotent).
+	Workspace bool `json:"workspace"`
 }
+
+// WorkspaceLog is the file in a run's workspace that record_effect
+// appends to when Config.Workspace is set.
+const WorkspaceLog = "workspace.log"
 
 // DefaultInput is the input of a run given none.
 const DefaultInput = `{"steps": 5, "latency_ms": 20, "idempotent": true}`
@@ -61,15 +69,18 @@ func Build(ctx context.Context, rt *rath.Runtime) (flow.Module, *session.Session
 	}
 	log := EffectLog(rt.Home)
 	in := session.FromUser(text)
+	if cfg.Workspace {
+		in = in.To("local", session.Spec{})
+	}
 	if !cfg.Approval {
-		a, err := newAgent("worker", cfg, cfg.Steps, log)
+		a, err := newAgent(rt, "worker", cfg, cfg.Steps, log)
 		return a, in, err
 	}
-	first, err := newAgent("before", cfg, cfg.Steps/2, log)
+	first, err := newAgent(rt, "before", cfg, cfg.Steps/2, log)
 	if err != nil {
 		return nil, nil, err
 	}
-	second, err := newAgent("after", cfg, cfg.Steps, log) // goes on to steps results in all
+	second, err := newAgent(rt, "after", cfg, cfg.Steps, log) // goes on to steps results in all
 	if err != nil {
 		return nil, nil, err
 	}
@@ -84,10 +95,13 @@ func EffectLog(home string) string {
 	return filepath.Join(home, "effects.log")
 }
 
-func newAgent(name string, cfg Config, steps int, log string) (*agent.Agent, error) {
+func newAgent(rt *rath.Runtime, name string, cfg Config, steps int, log string) (*agent.Agent, error) {
 	opts := []tool.Option[effectArgs]{}
 	if cfg.Idempotent {
 		opts = append(opts, tool.Idempotent[effectArgs]())
+	}
+	if cfg.Workspace {
+		opts = append(opts, tool.WithResources(func(effectArgs) []tool.Resource { return []tool.Resource{tool.PathWrite(WorkspaceLog)} }))
 	}
 	t, err := tool.FuncWith("record_effect", "Record one effect of this run in the effect log.",
 		func(ctx context.Context, env tool.Env, in effectArgs) (string, error) {
@@ -100,8 +114,12 @@ func newAgent(name string, cfg Config, steps int, log string) (*agent.Agent, err
 	if cfg.ToolApproval {
 		approve = []string{"record_effect"}
 	}
-	return agent.New(agent.Config{Name: name, Instructions: "Record each effect with record_effect, one per step, then say how many you recorded.",
-		Model: stepper(steps, time.Duration(cfg.LatencyMS)*time.Millisecond), Tools: []tool.Tool{t}, MaxSteps: steps + 2, NeedApproval: approve})
+	ac := agent.Config{Name: name, Instructions: "Record each effect with record_effect, one per step, then say how many you recorded.",
+		Model: stepper(steps, time.Duration(cfg.LatencyMS)*time.Millisecond), Tools: []tool.Tool{t}, MaxSteps: steps + 2, NeedApproval: approve}
+	if cfg.Workspace {
+		ac.Sandboxes = rt.Sandboxes
+	}
+	return agent.New(ac)
 }
 
 // stepper is the scripted model: it calls record_effect until the

@@ -3,6 +3,7 @@ package clusterdemo
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/tool"
 )
 
@@ -37,6 +39,11 @@ func record(ctx context.Context, log string, env tool.Env, in effectArgs, cfg Co
 	if err != nil {
 		return "", err
 	}
+	if cfg.Workspace {
+		if err := recordInWorkspace(ctx, env, fmt.Sprintf("%s %d", env.IdempotencyKey, in.N), env.IdempotencyKey, cfg.Idempotent); err != nil {
+			return "", err
+		}
+	}
 	if cfg.SleepMS > 0 && (cfg.SleepOn == 0 || cfg.SleepOn == in.N) {
 		select {
 		case <-ctx.Done():
@@ -48,6 +55,26 @@ func record(ctx context.Context, log string, env tool.Env, in effectArgs, cfg Co
 		return fmt.Sprintf("effect %d was already recorded", in.N), nil
 	}
 	return fmt.Sprintf("effect %d recorded", in.N), nil
+}
+
+// recordInWorkspace appends line to WorkspaceLog in the run's sandbox,
+// unless dedupe finds key there already.
+func recordInWorkspace(ctx context.Context, env tool.Env, line, key string, dedupe bool) error {
+	if env.Sandbox == nil {
+		return fmt.Errorf("cluster example: the run has no sandbox")
+	}
+	old, err := env.Sandbox.ReadFile(ctx, WorkspaceLog)
+	if err != nil && !errors.Is(err, sandbox.ErrNotFound) {
+		return err
+	}
+	if dedupe {
+		for l := range strings.SplitSeq(string(old), "\n") {
+			if strings.HasPrefix(l, key+" ") {
+				return nil
+			}
+		}
+	}
+	return env.Sandbox.WriteFile(ctx, WorkspaceLog, append(old, line+"\n"...))
 }
 
 // appendLine appends one line to path (RATH_ATTEMPT_LOG: every execution
