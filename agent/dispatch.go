@@ -176,7 +176,15 @@ func (r *run) openSandbox() error {
 		return fmt.Errorf("agent %s: sandbox: %w", r.a.cfg.Name, err)
 	}
 	r.lease, r.s = l, s
-	return r.adopt(n)
+	if err := r.adopt(n); err != nil {
+		return err
+	}
+	if j := journalOf(r.ctx); j != nil {
+		if err := j.Opened(r.ctx, r.s, l.Sandbox); err != nil {
+			return fmt.Errorf("agent %s: workspace journal: %w", r.a.cfg.Name, err)
+		}
+	}
+	return nil
 }
 
 // call runs one tool call and returns its evidence.

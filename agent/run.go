@@ -163,6 +163,7 @@ func (r *run) steps(first int) {
 // toolStep dispatches a step's calls (refused ones get their given
 // results), commits, and reports whether the loop goes on.
 func (r *run) toolStep(step int, calls []session.ToolCall, refused map[string]session.ToolResult) bool {
+	from := r.s.Len()
 	if err := r.dispatch(step, calls, refused); err != nil {
 		var u *Unsettled
 		if errors.As(err, &u) {
@@ -179,6 +180,10 @@ func (r *run) toolStep(step int, calls []session.ToolCall, refused map[string]se
 		return false
 	}
 	if r.stopped {
+		return false
+	}
+	if err := r.journalStep(from); err != nil {
+		r.yield(Event{Kind: Done, Session: r.s}, fmt.Errorf("agent %s: workspace journal: %w", r.a.cfg.Name, err))
 		return false
 	}
 	if err := r.commit(r.ctx); err != nil {

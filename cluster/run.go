@@ -81,9 +81,11 @@ type Run struct {
 	Output session.ID `json:"output,omitempty"`
 	// Review is the unsettled calls of a run in needs_review.
 	Review *agent.Unsettled `json:"review,omitempty"`
-	// Pinned says why the run can only continue on Host.
+	// Pinned says why the run continues on Host.
 	Pinned string `json:"pinned,omitempty"`
 	Host   string `json:"host,omitempty"`
+	// Placed is the host-local sandbox backend its input is placed on.
+	Placed string `json:"placed,omitempty"`
 	Error  string `json:"error,omitempty"`
 	// Cancel is who asked for a cancel, and why.
 	Cancel string `json:"cancel,omitempty"`

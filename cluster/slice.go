@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -85,14 +86,20 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 		// another build sharing the pool leaves it to them.
 		return river.JobSnooze(time.Second)
 	}
-	if run.Host != "" && run.Host != w.c.host {
-		return river.JobSnooze(2 * time.Second)
-	}
 	if run.State == StateWaitingApproval || run.State == StateNeedsReview || run.State == StateUnroutable {
 		// A duplicate job of a run that waits for a person or a worker.
 		return nil
 	}
+	moved := ""
+	if run.Host != "" && run.Host != w.c.host {
+		if moved, err = w.move(ctx, fctx, run); moved == "" {
+			return err
+		}
+	}
 	why := w.takeReason(run)
+	if moved != "" {
+		why += "; " + moved
+	}
 	prev := run.Worker
 	run.Worker, run.Pool, run.Slices, run.Error = w.info.ID, queue, run.Slices+1, ""
 	if run.Revision == "" {
@@ -126,6 +133,7 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	g := &gate{max: int64(w.c.opts.SliceSteps), deadline: time.Now().Add(w.c.opts.SliceTime), drain: &w.draining}
 	sctx = agent.WithSlice(agent.WithRecordedVerdicts(agent.WithReview(sctx)), g.more)
 	sctx = flow.WithOutputLabels(sctx, map[string]string{rath.WorkflowLabel: run.Workflow})
+	sctx = agent.WithWorkspaceJournal(sctx, w.c.newJournal(id))
 	bctx := sctx
 	if run.Input != nil {
 		bctx = rath.WithInput(sctx, *run.Input)
@@ -175,8 +183,8 @@ func (w *Worker) pin(run *Run, in *session.Session) {
 		return
 	}
 	if b := in.Placement().Backend; hostLocal[b] {
-		run.Host = w.c.host
-		run.Pinned = fmt.Sprintf("placed on the host-local sandbox %q: its workspace lives on host %s", b, w.c.host)
+		run.Host, run.Placed = w.c.host, b
+		run.Pinned = pinReason(b, w.c.host)
 	}
 }
 
@@ -255,4 +263,47 @@ func (c *Cluster) fail(ctx context.Context, run *Run, out *session.Session, err 
 	}
 	c.log.Warn("run failed", "run", run.ID, "err", err)
 	return nil
+}
+
+// pinReason says why a run placed on backend b works on host.
+func pinReason(b, host string) string {
+	if journaled[b] {
+		return fmt.Sprintf("placed on the host-local sandbox %q: its workspace lives on host %s, journaled to the store (it moves to another host when none of %s's workers serves it)", b, host, host)
+	}
+	return fmt.Sprintf("placed on the host-local sandbox %q: its workspace lives on host %s", b, host)
+}
+
+// move takes a run pinned to another host to this one when no live worker
+// on its host serves it: its workspaces are rebuilt here from their
+// journals. It returns what it did ("" and the error River should see when
+// the run stays where it is: snoozed while its host serves it or it
+// cannot move, saying why on the run).
+func (w *Worker) move(ctx, fctx context.Context, run *Run) (string, error) {
+	live, err := w.c.live(ctx, &w.c.cache)
+	if err != nil {
+		return "", err
+	}
+	for _, lw := range live {
+		if lw.Host == run.Host && (run.Revision == "" || slices.Contains(lw.Serves, run.Revision)) {
+			return "", river.JobSnooze(2 * time.Second) // its host still works it
+		}
+	}
+	from := run.Host
+	n, err := w.c.restoreWorkspaces(fctx, run)
+	if errors.Is(err, ErrCannotMove) {
+		why := fmt.Sprintf("its host %s has no live worker for it, and %v", from, err)
+		if run.Pinned != why {
+			run.Pinned = why
+			if serr := run.save(fctx, w.c.rt.Store); serr != nil {
+				return "", w.lost(serr)
+			}
+		}
+		return "", river.JobSnooze(2 * time.Second)
+	}
+	if err != nil {
+		return "", err
+	}
+	run.Host = w.c.host
+	run.Pinned = pinReason(run.Placed, w.c.host)
+	return fmt.Sprintf("moved it from host %s, where no live worker serves it, rebuilding %d workspace(s) from their journals", from, n), nil
 }
