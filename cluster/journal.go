@@ -325,3 +325,19 @@ func readFile(dir, rel string) (journalFile, error) {
 	}
 	return f, err
 }
+
+// closeJournals closes the workspace journals of a run that ended (so that
+// GC may collect them with the run's other closed sessions). A run that
+// was never placed on a host-local sandbox has none.
+func (c *Cluster) closeJournals(ctx context.Context, run *Run) {
+	if run.Placed == "" {
+		return
+	}
+	infos, err := c.rt.Store.List(ctx, store.Filter{Labels: map[string]string{LabelKind: "journal", LabelJournalOf: string(run.ID)}})
+	if err != nil {
+		return
+	}
+	for _, info := range infos {
+		_ = store.MoveTo(ctx, c.rt.Store, info.ID, store.StatusClosed)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openrath/rath/cluster"
 	clusterdemo "github.com/openrath/rath/examples/14_cluster"
+	"github.com/openrath/rath/store"
 )
 
 // A run on a host-local sandbox whose host loses its worker goes on on
@@ -75,6 +76,10 @@ func TestHostLocalRunMovesHosts(t *testing.T) {
 		}
 		if !moved {
 			t.Fatalf("no decision says the run moved hosts: %v", history)
+		}
+		journals, err := e.rt.Store.List(context.Background(), store.Filter{Labels: map[string]string{cluster.LabelJournalOf: string(id)}})
+		if err != nil || len(journals) != 1 || journals[0].Status != store.StatusClosed {
+			t.Fatalf("the run's journals after it ended: %+v (%v); want one, closed", journals, err)
 		}
 	})
 }
