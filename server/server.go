@@ -28,6 +28,11 @@ type Options struct {
 	// Cluster, if set, gives the viewer its cluster page and the API its
 	// /api/cluster endpoints; without it they answer 404.
 	Cluster Cluster
+	// RiverUI, if set, is River's own UI (see cluster.RiverUI), served
+	// under /river/ by a server without a token: its page calls its API
+	// without this server's bearer token, so a server that needs one
+	// answers /river/ with 404 and says why.
+	RiverUI http.Handler
 }
 
 // Server serves the API and the viewer for one store.
@@ -40,6 +45,8 @@ type Server struct {
 	heartbeat time.Duration
 	// cluster is the Agent Cluster the cluster page shows, or nil.
 	cluster Cluster
+	// riverUI is River's own UI, or nil.
+	riverUI http.Handler
 	// clusterCoalesce and clusterPoll pace the cluster's event stream:
 	// the least and the most time between two status events.
 	clusterCoalesce, clusterPoll time.Duration
@@ -68,7 +75,7 @@ func New(st store.Store, o Options) (*Server, error) {
 	}
 	s := &Server{
 		st: st, addr: addr, token: o.Token, heartbeat: 15 * time.Second, grace: 10 * time.Second,
-		cluster: o.Cluster, clusterCoalesce: clusterCoalesce, clusterPoll: clusterPoll,
+		cluster: o.Cluster, riverUI: o.RiverUI, clusterCoalesce: clusterCoalesce, clusterPoll: clusterPoll,
 	}
 	s.h = s.routes()
 	return s, nil
@@ -100,8 +107,25 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/api/", s.guardAPI(api))
 	mux.Handle("/health/", s.guardHost(s.health())) // no token: see health
+	mux.Handle("/river/", s.guardHost(s.river()))
 	mux.Handle("/", s.guardHost(viewer()))
 	return securityHeaders(mux)
+}
+
+// river serves River's own UI when it can: it is set, and the server has
+// no token (the UI's page calls its API without one).
+func (s *Server) river() http.Handler {
+	switch {
+	case s.riverUI == nil:
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "River's UI is not served here (rath serve serves it with the cluster page: without --no-cluster).", http.StatusNotFound)
+		})
+	case s.token != "":
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "River's UI is served only by a server without a token (on a loopback address): its page cannot carry this server's token.", http.StatusNotFound)
+		})
+	}
+	return s.riverUI
 }
 
 // route registers h for method and path, and a JSON 405 for the path's

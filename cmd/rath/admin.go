@@ -216,6 +216,11 @@ func (a *app) serveCmd() *cobra.Command {
 				}
 				defer cl.Close()
 				o.Cluster = clusterPage{cl}
+				if token == "" {
+					if o.RiverUI, err = cl.RiverUI(cmd.Context(), "/river"); err != nil {
+						return err
+					}
+				}
 			}
 			srv, err := server.New(rt.Store, o)
 			if err != nil {
