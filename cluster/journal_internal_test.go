@@ -218,3 +218,12 @@ func TestJournalRoundTrip(t *testing.T) {
 		t.Fatalf("rebuilding a host's own directory: %v, want ErrCannotMove", err)
 	}
 }
+
+// A run placed on a docker sandbox does not move: its container lives on
+// its host.
+func TestDockerRunsDoNotMove(t *testing.T) {
+	c := &Cluster{}
+	if _, err := c.restoreWorkspaces(context.Background(), &Run{ID: "ses_x", Placed: "docker"}); !errors.Is(err, ErrCannotMove) {
+		t.Fatalf("moving a docker run: %v, want ErrCannotMove", err)
+	}
+}

@@ -24,6 +24,9 @@ var ErrCannotMove = errors.New("cluster: the run cannot move to this host")
 // step entry whose calls the run's record holds. It fails with
 // ErrCannotMove, saying why, when a journal cannot carry its workspace.
 func (c *Cluster) restoreWorkspaces(ctx context.Context, run *Run) (int, error) {
+	if run.Placed != "" && !journaled[run.Placed] {
+		return 0, fmt.Errorf("%w: it is placed on a %s sandbox, which lives on its host", ErrCannotMove, run.Placed)
+	}
 	st := c.rt.Store
 	infos, err := st.List(ctx, store.Filter{Labels: map[string]string{LabelKind: "journal", LabelJournalOf: string(run.ID)}})
 	if err != nil || len(infos) == 0 {
