@@ -129,6 +129,15 @@ func filterSQL(f store.Filter) (string, []any) {
 	return " WHERE " + strings.Join(where, " AND "), args
 }
 
+// adHoc has a filter query planned with its arguments' values: the
+// store's connections keep one generic plan per prepared statement (see
+// Open), which suits its lookups by key but not a filter whose best plan
+// depends on how common each label value is (a few runs waiting among a
+// million done). Filters are few and ad hoc; planning each is cheap.
+func adHoc(args []any) []any {
+	return append([]any{pgx.QueryExecModeSimpleProtocol}, args...)
+}
+
 // Count implements store.Store.
 func (s *Store) Count(ctx context.Context, f store.Filter) (int, error) {
 	if err := s.check(); err != nil {
@@ -136,7 +145,7 @@ func (s *Store) Count(ctx context.Context, f store.Filter) (int, error) {
 	}
 	where, args := filterSQL(f)
 	var n int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM rath.sessions`+where, args...).Scan(&n); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM rath.sessions`+where, adHoc(args)...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count sessions: %w", err)
 	}
 	return n, nil
@@ -152,7 +161,7 @@ func (s *Store) List(ctx context.Context, f store.Filter) ([]store.Info, error) 
 	}
 	var out []store.Info
 	err := s.read(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, q, args...)
+		rows, err := tx.Query(ctx, q, adHoc(args)...)
 		if err != nil {
 			return err
 		}
