@@ -266,12 +266,25 @@ func entries(js *session.Session) ([]journalEntry, error) {
 	return out, nil
 }
 
+// lastEntry decodes a journal's last entry alone (a step must not decode
+// the whole journal, file contents and all, again).
 func lastEntry(js *session.Session) (journalEntry, bool) {
-	es, err := entries(js)
-	if err != nil {
+	if js.Len() < 2 {
 		return journalEntry{}, false
 	}
-	return es[len(es)-1], true
+	c := js.Chunk(js.Len() - 1)
+	if c.Note == nil {
+		return journalEntry{}, false
+	}
+	raw, ok := strings.CutPrefix(c.Note.Text, journalPrefix)
+	if !ok {
+		return journalEntry{}, false
+	}
+	var e journalEntry
+	if json.Unmarshal([]byte(raw), &e) != nil {
+		return journalEntry{}, false
+	}
+	return e, true
 }
 
 func size(fs []journalFile) int {
