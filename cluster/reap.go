@@ -20,14 +20,31 @@ import (
 // completion by a worker that was only paused touches nothing), and the
 // worker is marked dead. Any live worker may do it; doing it twice is
 // harmless (a job already replaced is not running).
-func (c *Cluster) reap(ctx context.Context, self string) error {
+//
+// steady says this worker has reached the store without a break for a
+// few heartbeats: only then does a peer's missing advisory lock (see
+// lock.go) count as its death.
+func (c *Cluster) reap(ctx context.Context, self string, steady bool) error {
 	ws, err := c.workers(ctx)
 	if err != nil {
 		return err
 	}
+	var held map[int64]bool
+	if steady {
+		if held, err = c.heldLocks(ctx); err != nil {
+			return err
+		}
+	}
+	now := time.Now()
 	var dead []WorkerInfo
 	for _, w := range ws {
-		if !w.Alive && w.ID != self && (w.State == workerAlive || w.State == workerDraining) {
+		if w.ID == self || (w.State != workerAlive && w.State != workerDraining) {
+			continue
+		}
+		if w.Alive && c.sessionGone(w, held, now) {
+			w.Alive, w.Why = false, "its database session ended (the lock it holds while it lives is gone)"
+		}
+		if !w.Alive {
 			dead = append(dead, w)
 		}
 	}

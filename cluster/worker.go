@@ -48,6 +48,11 @@ type Worker struct {
 	draining  atomic.Bool
 	ready     atomic.Bool
 	storeDown atomic.Bool
+	// storeUp is when the worker last found the store reachable after an
+	// error (or started): missing locks are trusted only lockGrace beats
+	// later.
+	storeUp atomic.Int64
+	lock    *liveLock // PostgreSQL: the lock that says it lives
 }
 
 // finish is when a job's Work returned, and the attempt it ended (River
@@ -101,6 +106,7 @@ func (c *Cluster) NewWorker(ctx context.Context, o WorkerOptions) (*Worker, erro
 		w.Close()
 		return nil, err
 	}
+	w.storeUp.Store(time.Now().UnixNano())
 	return w, nil
 }
 
@@ -169,6 +175,13 @@ func (w *Worker) register(ctx context.Context) error {
 	if err := st.SetLabel(ctx, s.ID(), LabelKind, "worker"); err != nil {
 		return err
 	}
+	if w.c.pg != nil {
+		w.lock = &liveLock{key: lockKey(s.ID()), cfg: w.c.pg.Pool().Config().ConnConfig.Copy()}
+		if err := w.lock.hold(ctx); err != nil {
+			return fmt.Errorf("cluster: register worker %s: lock: %w", w.info.ID, err)
+		}
+		w.info.Lock = w.lock.key
+	}
 	if err := store.MoveTo(ctx, st, s.ID(), store.StatusActive); err != nil {
 		return err
 	}
@@ -177,6 +190,11 @@ func (w *Worker) register(ctx context.Context) error {
 
 // beat writes the worker's info with the time: it is alive.
 func (w *Worker) beat(ctx context.Context) error {
+	if w.lock != nil {
+		if err := w.lock.hold(ctx); err != nil {
+			return err
+		}
+	}
 	w.mu.Lock()
 	w.info.Beat = time.Now().UTC()
 	w.mu.Unlock()
@@ -231,6 +249,9 @@ func (w *Worker) setState(ctx context.Context, s string) {
 
 // Close releases the worker's River client and heartbeat store.
 func (w *Worker) Close() error {
+	if w.lock != nil {
+		w.lock.close()
+	}
 	err := w.q.close()
 	if w.hb != nil && w.hb != w.c.rt.Store {
 		err = errors.Join(err, w.hb.Close())
@@ -264,6 +285,7 @@ func (w *Worker) every(ctx context.Context, fn func(n int) error) {
 				w.c.log.Warn("store unreachable; retrying", "worker", w.info.ID, "err", err)
 			}
 		} else if err == nil && w.storeDown.Swap(false) {
+			w.storeUp.Store(time.Now().UnixNano())
 			w.c.log.Info("store reachable again", "worker", w.info.ID)
 		}
 		select {
@@ -275,7 +297,8 @@ func (w *Worker) every(ctx context.Context, fn func(n int) error) {
 }
 
 func (w *Worker) tick(ctx context.Context, n int) error {
-	if err := w.c.reap(ctx, w.info.ID); err != nil {
+	steady := !w.storeDown.Load() && time.Since(time.Unix(0, w.storeUp.Load())) > lockGrace*w.c.opts.Heartbeat
+	if err := w.c.reap(ctx, w.info.ID, steady); err != nil {
 		return err
 	}
 	if err := w.cancels(ctx); err != nil {

@@ -36,6 +36,9 @@ type WorkerInfo struct {
 	// counts them all.
 	Runs    []session.ID `json:"runs,omitempty"`
 	Holding int          `json:"holding"`
+	// Lock is the key of the advisory lock it holds while it lives
+	// (PostgreSQL; 0 on SQLite).
+	Lock int64 `json:"lock,omitempty"`
 	// State is what the worker last said: alive, draining or stopped; the
 	// cluster marks it dead when it stops answering.
 	State string `json:"state"`
