@@ -83,32 +83,3 @@ func TestHostLocalRunMovesHosts(t *testing.T) {
 		}
 	})
 }
-
-// On PostgreSQL a worker on another host that dies is found by the lock
-// it held while it lived, long before its heartbeat's silence would count
-// (DeadAfter is a minute here), and its run goes on elsewhere.
-func TestDeadWorkerFoundByItsLock(t *testing.T) {
-	home := t.TempDir()
-	e := newEnv(t, home, freshDB(t))
-	a := e.worker("a", "--host", "host-a", "--dead-after", "60s", "--slice-steps", "1000", "--offers", "lock=1")
-	id := e.submit(`{"steps":40,"latency_ms":20,"idempotent":true}`, "--needs", "lock=1")
-	e.waitFor("the run on a with effects", 30*time.Second, func() bool {
-		return e.run(id).Worker == "a" && len(e.effectCounts()) >= 3
-	})
-	e.worker("b", "--host", "host-b", "--dead-after", "60s", "--offers", "lock=1")
-	a.kill()
-	r := e.waitState(id, cluster.StateDone, 40*time.Second)
-	if r.Worker != "b" {
-		t.Fatalf("finished by %s", r.Worker)
-	}
-	e.exactlyOnce(id, 40)
-	rep, err := e.cl.Status(context.Background(), cluster.StatusOptions{Limit: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range rep.Workers {
-		if w.ID == "a" && (w.Alive || !strings.Contains(w.Why, "database session ended")) {
-			t.Fatalf("worker a: alive %v, why %q", w.Alive, w.Why)
-		}
-	}
-}
