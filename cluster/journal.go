@@ -239,6 +239,21 @@ func (e journalEntry) note() (session.Chunk, error) {
 	return session.Note(journalPrefix + string(b)), nil
 }
 
+// entryOf decodes one journal entry.
+func entryOf(c session.Chunk) (journalEntry, error) {
+	text := ""
+	if c.Note != nil {
+		text = c.Note.Text
+	}
+	raw, ok := strings.CutPrefix(text, journalPrefix)
+	if !ok {
+		return journalEntry{}, fmt.Errorf("not a journal entry")
+	}
+	var e journalEntry
+	err := json.Unmarshal([]byte(raw), &e)
+	return e, err
+}
+
 // entries decodes a journal's entries.
 func entries(js *session.Session) ([]journalEntry, error) {
 	var out []journalEntry
@@ -246,16 +261,8 @@ func entries(js *session.Session) ([]journalEntry, error) {
 		if i == 0 {
 			continue // the title
 		}
-		text := ""
-		if c.Note != nil {
-			text = c.Note.Text
-		}
-		raw, ok := strings.CutPrefix(text, journalPrefix)
-		if !ok {
-			return nil, fmt.Errorf("cluster: journal %s: chunk %d is not a journal entry", js.ID(), i)
-		}
-		var e journalEntry
-		if err := json.Unmarshal([]byte(raw), &e); err != nil {
+		e, err := entryOf(c)
+		if err != nil {
 			return nil, fmt.Errorf("cluster: journal %s: chunk %d: %w", js.ID(), i, err)
 		}
 		out = append(out, e)
@@ -272,19 +279,8 @@ func lastEntry(js *session.Session) (journalEntry, bool) {
 	if js.Len() < 2 {
 		return journalEntry{}, false
 	}
-	c := js.Chunk(js.Len() - 1)
-	if c.Note == nil {
-		return journalEntry{}, false
-	}
-	raw, ok := strings.CutPrefix(c.Note.Text, journalPrefix)
-	if !ok {
-		return journalEntry{}, false
-	}
-	var e journalEntry
-	if json.Unmarshal([]byte(raw), &e) != nil {
-		return journalEntry{}, false
-	}
-	return e, true
+	e, err := entryOf(js.Chunk(js.Len() - 1))
+	return e, err == nil
 }
 
 func size(fs []journalFile) int {

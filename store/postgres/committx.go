@@ -65,18 +65,10 @@ func (s *Store) SetLabelsTx(ctx context.Context, tx pgx.Tx, id session.ID, label
 	if _, err := laneByID(ctx, tx, id, noLock); err != nil {
 		return fmt.Errorf("label %s: %w", id, err)
 	}
-	f := fenceOf(ctx)
-	if f == nil {
-		return fmt.Errorf("label %s: the labels were not written", id)
+	if err := checkFence(ctx, tx, fenceOf(ctx), id, forShare); err != nil {
+		return fmt.Errorf("label %s: %w", id, err)
 	}
-	var epoch int64
-	err = tx.QueryRow(ctx, `SELECT epoch FROM rath.sessions WHERE id = $1`, f.Session).Scan(&epoch)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("label %s: %w", id, f.Missing())
-	}
-	if err == nil {
-		err = f.Check(epoch)
-	}
+	err = errors.New("the labels were not written")
 	return fmt.Errorf("label %s: %w", id, err)
 }
 

@@ -32,19 +32,14 @@ func (s *Store) infoFast(ctx context.Context, id session.ID) (store.Info, error)
 
 // scanInfo reads infoSQL's row.
 func scanInfo(row pgx.Row, id session.ID) (store.Info, error) {
-	var l lane
-	var lin, lab []byte
-	err := row.Scan(&l.num, &l.id, &lin, &l.status, &l.head, &l.len, &l.baseLane, &l.baseLen, &l.compact, &l.epoch, &l.created, &l.updated, &lab)
+	var lab []byte
+	l, err := scanLaneWith(row, &lab)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Info{}, fmt.Errorf("session %s: %w", id, store.ErrNotFound)
 	}
 	if err != nil {
 		return store.Info{}, err
 	}
-	if err := json.Unmarshal(lin, &l.lineage); err != nil {
-		return store.Info{}, fmt.Errorf("session %s: stored lineage is corrupt: %w", l.id, err)
-	}
-	l.created, l.updated = l.created.UTC(), l.updated.UTC()
 	info := l.info()
 	if lab != nil {
 		if err := json.Unmarshal(lab, &info.Labels); err != nil {
@@ -205,19 +200,14 @@ func (s *Store) loadFast(ctx context.Context, id session.ID) (l *lane, cs []sess
 	defer rows.Close()
 	var segs []segRow
 	for rows.Next() {
-		var r lane
-		var lin []byte
 		var first, n *int
 		var data []byte
-		if err := rows.Scan(&r.num, &r.id, &lin, &r.status, &r.head, &r.len, &r.baseLane, &r.baseLen, &r.compact, &r.epoch, &r.created, &r.updated, &first, &n, &data); err != nil {
+		r, err := scanLaneWith(rows, &first, &n, &data)
+		if err != nil {
 			return nil, nil, false, err
 		}
 		if l == nil {
-			if err := json.Unmarshal(lin, &r.lineage); err != nil {
-				return nil, nil, false, fmt.Errorf("session %s: stored lineage is corrupt: %w", r.id, err)
-			}
-			r.created, r.updated = r.created.UTC(), r.updated.UTC()
-			l = &r
+			l = r
 			if l.baseLen > 0 {
 				return nil, nil, false, nil
 			}

@@ -48,10 +48,15 @@ const (
 	forUpdate   = " FOR UPDATE"
 )
 
-func scanLane(row pgx.Row) (*lane, error) {
+func scanLane(row pgx.Row) (*lane, error) { return scanLaneWith(row) }
+
+// scanLaneWith scans a row of laneColumns followed by columns of the
+// caller's own into extra.
+func scanLaneWith(row pgx.Row, extra ...any) (*lane, error) {
 	var l lane
 	var lin []byte
-	if err := row.Scan(&l.num, &l.id, &lin, &l.status, &l.head, &l.len, &l.baseLane, &l.baseLen, &l.compact, &l.epoch, &l.created, &l.updated); err != nil {
+	dest := append([]any{&l.num, &l.id, &lin, &l.status, &l.head, &l.len, &l.baseLane, &l.baseLen, &l.compact, &l.epoch, &l.created, &l.updated}, extra...)
+	if err := row.Scan(dest...); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal(lin, &l.lineage); err != nil {
