@@ -36,6 +36,27 @@ type entry struct {
 	text  *string // content, for text files up to DiffLimit
 }
 
+// MarkFile is one file of a Mark that a backend scanned itself (a remote
+// sandbox, whose files are not on this host). Hash is "sha256:<hex>" of
+// the content (of the target, for a symlink); Text is the content of a
+// text file up to DiffLimit, if the backend has it.
+type MarkFile struct {
+	Path string
+	Size int64
+	Mode fs.FileMode
+	Hash string
+	Text *string
+}
+
+// NewMark returns a Mark of the files a backend scanned at the time at.
+func NewMark(at time.Time, files []MarkFile) *Mark {
+	m := &Mark{At: at, files: make(map[string]entry, len(files))}
+	for _, f := range files {
+		m.files[f.Path] = entry{size: f.Size, mode: f.Mode, hash: f.Hash, text: f.Text}
+	}
+	return m
+}
+
 // Effects is what changed in a workspace between a Mark and now.
 type Effects struct {
 	Added    []FileEffect `json:"added,omitempty"`
@@ -189,7 +210,7 @@ func hashEntry(p string, e *entry) error {
 			return err
 		}
 		h.Write(data)
-		if isText(data) {
+		if IsText(data) {
 			s := string(data)
 			e.text = &s
 		}
@@ -200,7 +221,9 @@ func hashEntry(p string, e *entry) error {
 	return nil
 }
 
-func isText(b []byte) bool {
+// IsText reports whether content counts as text for diffs: valid UTF-8
+// without NUL bytes.
+func IsText(b []byte) bool {
 	return utf8.Valid(b) && !strings.ContainsRune(string(b), 0)
 }
 

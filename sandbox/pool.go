@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/openrath/rath/session"
 )
@@ -16,9 +17,15 @@ import (
 // reattaches a recorded sandbox by id after a restart where the backend
 // can; gives forks their own cloned workspace; and closes a sandbox when
 // its last lease is released.
+//
+// Sandboxes of a Provider (a remote service) outlive their leases: Close
+// releases every one the pool created, as the backend is configured to
+// (kill, pause or keep), unless KeepRemote was called.
 type Pool struct {
-	mu    sync.Mutex
-	slots map[string]*slot
+	mu      sync.Mutex
+	slots   map[string]*slot
+	created map[string]string // provider sandbox id -> backend
+	keep    bool
 }
 
 type slot struct {
@@ -29,7 +36,32 @@ type slot struct {
 }
 
 // NewPool returns an empty pool.
-func NewPool() *Pool { return &Pool{slots: map[string]*slot{}} }
+func NewPool() *Pool { return &Pool{slots: map[string]*slot{}, created: map[string]string{}} }
+
+// KeepRemote makes Close leave the remote sandboxes the pool created
+// running: their sessions go on elsewhere (a cluster worker's runs), and
+// whoever ends the sessions ends them (see ReleaseRemote).
+func (p *Pool) KeepRemote() {
+	p.mu.Lock()
+	p.keep = true
+	p.mu.Unlock()
+}
+
+// PlacementAttacher is a backend that reattaches a placement as a whole:
+// a remote backend re-creates a sandbox from the placement's snapshot
+// when the sandbox itself is gone.
+type PlacementAttacher interface {
+	AttachPlacement(ctx context.Context, pl session.Placement) (Sandbox, error)
+}
+
+// remoteOf returns where a sandbox lives if it is remote.
+func remoteOf(sb Sandbox) *session.Remote {
+	if r, ok := sb.(interface{ Remote() session.Remote }); ok {
+		rem := r.Remote()
+		return &rem
+	}
+	return nil
+}
 
 // ErrNoPlacement: the session was never placed (see session.To).
 var ErrNoPlacement = errors.New("sandbox: the session has no placement")
@@ -73,7 +105,7 @@ func (p *Pool) Acquire(ctx context.Context, s *session.Session) (*Lease, *sessio
 	sl.refs++
 	p.mu.Unlock()
 	if opener {
-		sl.sb, sl.err = openPlaced(ctx, pl)
+		sl.sb, sl.err = p.openPlaced(WithSession(ctx, s.ID()), pl)
 		close(sl.ready)
 	} else {
 		select {
@@ -89,9 +121,13 @@ func (p *Pool) Acquire(ctx context.Context, s *session.Session) (*Lease, *sessio
 		return nil, s, err
 	}
 	out := s
-	if pl.SandboxID == "" {
+	if pl.SandboxID == "" || pl.SandboxID != sl.sb.ID() {
 		rec := pl
+		if pl.SandboxID != "" {
+			rec.ClonedFrom = pl.SandboxID // re-created from its snapshot
+		}
 		rec.SandboxID = sl.sb.ID()
+		rec.Remote = remoteOf(sl.sb)
 		h, err := sl.sb.TreeHash(ctx)
 		if err != nil {
 			p.release(k, sl)
@@ -109,15 +145,42 @@ func (p *Pool) Acquire(ctx context.Context, s *session.Session) (*Lease, *sessio
 	return &Lease{Sandbox: sl.sb, release: func() { p.release(k, sl) }}, out, nil
 }
 
-func openPlaced(ctx context.Context, pl session.Placement) (Sandbox, error) {
+func (p *Pool) openPlaced(ctx context.Context, pl session.Placement) (Sandbox, error) {
+	b, err := Lookup(pl.Backend)
+	if err != nil {
+		return nil, err
+	}
 	if pl.SandboxID != "" {
-		sb, err := Attach(ctx, pl.Backend, pl.SandboxID, pl.Spec)
+		var sb Sandbox
+		if pa, ok := b.(PlacementAttacher); ok {
+			sb, err = pa.AttachPlacement(ctx, pl)
+		} else {
+			sb, err = b.Attach(ctx, pl.SandboxID, pl.Spec)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("reattach %s sandbox %s: %w", pl.Backend, pl.SandboxID, err)
 		}
+		if sb.ID() != pl.SandboxID {
+			p.track(b, pl.Backend, sb)
+		}
 		return sb, nil
 	}
-	return Open(ctx, pl.Backend, pl.Spec)
+	sb, err := b.Open(ctx, pl.Spec)
+	if err != nil {
+		return nil, err
+	}
+	p.track(b, pl.Backend, sb)
+	return sb, nil
+}
+
+// track notes a sandbox the pool created on a Provider.
+func (p *Pool) track(b Backend, name string, sb Sandbox) {
+	if _, ok := b.(Provider); !ok {
+		return
+	}
+	p.mu.Lock()
+	p.created[sb.ID()] = name
+	p.mu.Unlock()
 }
 
 // release drops one reference; the last closes the sandbox and forgets it
@@ -158,12 +221,17 @@ func (p *Pool) Fork(ctx context.Context, parent, child *session.Session, share b
 	if err != nil {
 		return nil, err
 	}
-	cl, err := lease.Clone(ctx)
+	cl, err := lease.Clone(WithSession(ctx, child.ID()))
 	if err != nil {
 		return nil, err
 	}
-	rec := session.Placement{Backend: pl.Backend, Spec: pl.Spec, SandboxID: cl.ID(), TreeHash: src, ClonedFrom: pl.SandboxID}
-	rec.Spec.Dir = cl.WorkspaceDir()
+	if b, err := Lookup(pl.Backend); err == nil {
+		p.track(b, pl.Backend, cl)
+	}
+	rec := session.Placement{Backend: pl.Backend, Spec: pl.Spec, SandboxID: cl.ID(), TreeHash: src, ClonedFrom: pl.SandboxID, Remote: remoteOf(cl)}
+	if rec.Remote == nil {
+		rec.Spec.Dir = cl.WorkspaceDir() // a remote clone's workspace is where its source's is
+	}
 	// The clone waits in the pool for the child's first Acquire.
 	out := child.Append(session.Of(&rec))
 	p.mu.Lock()
@@ -178,8 +246,45 @@ func closedChan() chan struct{} {
 	return c
 }
 
-// Close closes every sandbox the pool holds.
+// Close closes every sandbox the pool holds, then releases the remote
+// sandboxes it created (unless KeepRemote).
 func (p *Pool) Close() error {
+	err := p.closeAll()
+	p.mu.Lock()
+	created, keep := p.created, p.keep
+	p.created = map[string]string{}
+	p.mu.Unlock()
+	if keep {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	errs := []error{err}
+	for id, name := range created {
+		errs = append(errs, ReleaseRemote(ctx, name, id))
+	}
+	return errors.Join(errs...)
+}
+
+// ReleaseRemote releases a remote sandbox by backend and id, as the
+// backend is configured to; a backend that is not a Provider has nothing
+// to release.
+func ReleaseRemote(ctx context.Context, backend, id string) error {
+	b, err := Lookup(backend)
+	if err != nil {
+		return err
+	}
+	pr, ok := b.(Provider)
+	if !ok {
+		return nil
+	}
+	if err := pr.Release(ctx, id); err != nil {
+		return fmt.Errorf("releasing %s sandbox %s: %w", backend, id, err)
+	}
+	return nil
+}
+
+func (p *Pool) closeAll() error {
 	p.mu.Lock()
 	seen := map[*slot]bool{}
 	var all []*slot

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/openrath/rath/session"
 )
@@ -127,4 +128,44 @@ func WorkspaceFor(id string, spec session.Spec) (string, error) {
 // CloneDir returns a fresh directory for a clone of a workspace.
 func CloneDir(id string) (string, error) {
 	return filepath.Abs(filepath.Join(WorkspacesDir(), id))
+}
+
+// Provider is a backend whose sandboxes live outside this process (a
+// remote service): they can be listed, and must be ended on purpose.
+type Provider interface {
+	Backend
+	// List returns the sandboxes rath created there, running or paused.
+	List(ctx context.Context) ([]Listed, error)
+	// Kill ends a sandbox for good.
+	Kill(ctx context.Context, id string) error
+	// Release ends a sandbox a pool opened, as the backend is configured
+	// to (kill it, pause it, or leave it running until its timeout).
+	Release(ctx context.Context, id string) error
+}
+
+// Listed is a sandbox a Provider lists, with the metadata rath gave it.
+type Listed struct {
+	Backend  string    `json:"backend"`
+	ID       string    `json:"id"`
+	State    string    `json:"state"`
+	Template string    `json:"template,omitempty"`
+	Session  string    `json:"session,omitempty"`
+	Host     string    `json:"host,omitempty"`
+	PID      int       `json:"pid,omitempty"`
+	Started  time.Time `json:"started,omitzero"`
+	Ends     time.Time `json:"ends,omitzero"`
+}
+
+type sessionKey struct{}
+
+// WithSession returns ctx naming the session a sandbox is opened for;
+// remote backends record it in the sandbox's metadata.
+func WithSession(ctx context.Context, id session.ID) context.Context {
+	return context.WithValue(ctx, sessionKey{}, id)
+}
+
+// SessionOf returns the session WithSession named, or "".
+func SessionOf(ctx context.Context) session.ID {
+	id, _ := ctx.Value(sessionKey{}).(session.ID)
+	return id
 }

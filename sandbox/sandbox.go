@@ -20,6 +20,9 @@ var (
 	ErrTimeout = errors.New("sandbox: command timed out")
 	// ErrUnavailable: the backend cannot run here (tool or daemon missing).
 	ErrUnavailable = errors.New("sandbox: backend unavailable")
+	// ErrInterrupted: the connection to a remote sandbox was lost while a
+	// command ran; whether it finished is unknown, and it was killed.
+	ErrInterrupted = errors.New("sandbox: command interrupted")
 )
 
 // Sandbox is a workspace and a way to run commands in it. Paths are

@@ -251,9 +251,19 @@ func (u *Usage) canon(w *canonWriter) {
 }
 
 func (p *Placement) canon(w *canonWriter) {
-	w.open() // backend cloned_from sandbox_id spec tree_hash
+	w.open() // backend cloned_from remote sandbox_id spec tree_hash
 	w.str("backend", p.Backend)
 	w.strOpt("cloned_from", p.ClonedFrom)
+	if m := p.Remote; m != nil {
+		w.key("remote")
+		w.open() // domain provider snapshot_id template url
+		w.strOpt("domain", m.Domain)
+		w.str("provider", m.Provider)
+		w.strOpt("snapshot_id", m.SnapshotID)
+		w.strOpt("template", m.Template)
+		w.strOpt("url", m.URL)
+		w.close()
+	}
 	w.strOpt("sandbox_id", p.SandboxID)
 	w.key("spec")
 	s := &p.Spec

@@ -474,6 +474,27 @@ func readPlacement(r *jsonReader, p *Placement) {
 			readString(r, &p.TreeHash)
 		case "cloned_from":
 			readString(r, &p.ClonedFrom)
+		case "remote":
+			readPtr(r, &p.Remote, readRemote)
+		default:
+			r.unknown()
+		}
+	}
+}
+
+func readRemote(r *jsonReader, m *Remote) {
+	for ok := r.beginObject(); ok; ok = r.nextMember() {
+		switch string(r.key) {
+		case "provider":
+			readString(r, &m.Provider)
+		case "url":
+			readString(r, &m.URL)
+		case "domain":
+			readString(r, &m.Domain)
+		case "template":
+			readString(r, &m.Template)
+		case "snapshot_id":
+			readString(r, &m.SnapshotID)
 		default:
 			r.unknown()
 		}

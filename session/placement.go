@@ -41,6 +41,23 @@ type Placement struct {
 	TreeHash  string `json:"tree_hash,omitempty"`
 	// ClonedFrom names the sandbox a forked workspace was copied from.
 	ClonedFrom string `json:"cloned_from,omitempty"`
+	// Remote says where a remote backend's sandbox lives.
+	Remote *Remote `json:"remote,omitempty"`
+}
+
+// Remote is where a sandbox on a remote provider lives: enough to find it
+// again, and never a credential.
+type Remote struct {
+	// Provider is "e2b", "cube" or "opensandbox".
+	Provider string `json:"provider"`
+	// URL is the provider's API base URL; Domain the sandboxes' domain.
+	URL    string `json:"url,omitempty"`
+	Domain string `json:"domain,omitempty"`
+	// Template is the template or image the sandbox was created from.
+	Template string `json:"template,omitempty"`
+	// SnapshotID names a snapshot of the sandbox that a new one can be
+	// created from, where one was taken.
+	SnapshotID string `json:"snapshot_id,omitempty"`
 }
 
 func (*Placement) Kind() Kind { return KindPlacement }
