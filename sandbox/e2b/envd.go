@@ -46,8 +46,22 @@ type envdHeaders struct {
 	user  string
 }
 
+// statusKey marks a request whose response status the caller wants.
+type statusKey struct{}
+
 func (h *envdHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
+	if st, ok := r.Context().Value(statusKey{}).(*int); ok {
+		resp, err := h.send(r)
+		if resp != nil {
+			*st = resp.StatusCode
+		}
+		return resp, err
+	}
+	return h.send(r)
+}
+
+func (h *envdHeaders) send(r *http.Request) (*http.Response, error) {
 	if h.token != "" {
 		r.Header.Set("X-Access-Token", h.token)
 	}
@@ -142,7 +156,8 @@ func (e *envd) startStream(ctx context.Context, req *startRequest) (*connect.Ser
 		attempts = e.retry.Attempts
 	}
 	for attempt := 1; ; attempt++ {
-		stream, err := e.start.CallServerStream(ctx, connect.NewRequest(req))
+		status := 0
+		stream, err := e.start.CallServerStream(context.WithValue(ctx, statusKey{}, &status), connect.NewRequest(req))
 		if err == nil {
 			if stream.Receive() {
 				return stream, stream.Msg(), nil
@@ -156,17 +171,26 @@ func (e *envd) startStream(ctx context.Context, req *startRequest) (*connect.Ser
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
-		var ce *connect.Error
-		if !errors.As(err, &ce) || ce.Code() != connect.CodeUnavailable {
-			return nil, nil, startError(err)
+		// A stream answers 200; any other status is a refusal before the
+		// process started, and 429 and 5xx are worth another try.
+		refused := status != 0 && status != http.StatusOK
+		if !refused || (status != http.StatusTooManyRequests && status < 500) {
+			return nil, nil, startError(err, refused)
 		}
-		if gerr := e.gone(ctx); gerr != nil {
-			return nil, nil, gerr
+		if status == http.StatusBadGateway {
+			if gerr := e.gone(ctx); gerr != nil {
+				return nil, nil, gerr
+			}
 		}
 		if attempt >= attempts {
-			return nil, nil, startError(err)
+			return nil, nil, startError(err, refused)
 		}
-		d := max(wait, retryAfter(ce.Meta().Get("Retry-After")))
+		var after time.Duration
+		var ce *connect.Error
+		if errors.As(err, &ce) {
+			after = retryAfter(ce.Meta().Get("Retry-After"))
+		}
+		d := max(wait, after)
 		wait = min(2*wait, 5*time.Second)
 		select {
 		case <-ctx.Done():
@@ -184,8 +208,9 @@ func retryAfter(v string) time.Duration {
 	return min(time.Duration(n)*time.Second, time.Minute)
 }
 
-// startError says why a process did not start.
-func startError(err error) error {
+// startError says why a process did not start; refused says envd (or its
+// proxy) answered with an error status, so it surely did not.
+func startError(err error, refused bool) error {
 	var ce *connect.Error
 	if errors.As(err, &ce) {
 		switch ce.Code() {
@@ -194,6 +219,9 @@ func startError(err error) error {
 		case connect.CodeUnauthenticated, connect.CodePermissionDenied:
 			return fmt.Errorf("%w: envd refused the access token: %s", remote.ErrAPI, ce.Message())
 		}
+	}
+	if refused {
+		return fmt.Errorf("%w: envd refused to start the process: %v", remote.ErrAPI, err)
 	}
 	return fmt.Errorf("%w: starting the process: %v", sandbox.ErrInterrupted, err)
 }

@@ -13,7 +13,8 @@ import (
 // killWait bounds how long Exec waits for a killed command's stream to end.
 const killWait = 10 * time.Second
 
-// execToken is the environment variable that marks a command's processes.
+// execToken is the environment variable that marks a command's processes
+// (the guard sets it; a command's own Env cannot).
 const execToken = "RATH_EXEC"
 
 type ran struct {
@@ -41,16 +42,10 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 	}
 	mark := token()
 	env := s.env(c)
-	env[execToken] = mark
+	delete(env, execToken)
 	var stdout, stderr sandbox.Capped
-	p := Proc{
-		Args:   append(s.guardArgs("exec", dir), argv...),
-		Env:    env,
-		Dir:    s.ws,
-		Stdin:  c.Stdin,
-		Stdout: sandbox.Tee(&stdout, c.Stdout),
-		Stderr: sandbox.Tee(&stderr, c.Stderr),
-	}
+	o, e, flush := s.outputs(sandbox.Tee(&stdout, c.Stdout), sandbox.Tee(&stderr, c.Stderr))
+	p := Proc{Args: append(s.guardArgs("exec", mark, dir), argv...), Env: env, Dir: s.ws, Stdin: c.Stdin, Stdout: o, Stderr: e}
 	start := time.Now()
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
@@ -76,6 +71,7 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 	case <-ctx.Done():
 		r = s.stop(mark, done, cancel)
 	}
+	flush()
 	res := sandbox.Result{ExitCode: r.code, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start)}
 	switch {
 	case ctx.Err() != nil:

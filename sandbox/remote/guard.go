@@ -18,9 +18,23 @@ var guardScript string
 // guardExit is the exit code of the guard's own failures.
 const guardExit = 125
 
-// guardArgs is the argv that runs the guard's op in the sandbox.
+// guardArgs is the argv that runs the guard's op in the sandbox (in its
+// b64 mode where the transport carries text only).
 func (s *Sandbox) guardArgs(op string, args ...string) []string {
+	if !s.cfg.Conn.BinaryOutput() {
+		op = "b64:" + op
+	}
 	return append([]string{"sh", "-c", guardScript, "rath-guard", s.tok, s.ws, op}, args...)
+}
+
+// outputs returns the writers a process's output goes through on its way
+// to stdout and stderr, and a flush for the end.
+func (s *Sandbox) outputs(stdout, stderr io.Writer) (io.Writer, io.Writer, func()) {
+	if s.cfg.Conn.BinaryOutput() {
+		return stdout, stderr, func() {}
+	}
+	o, e := decodeLines(stdout), decodeLines(stderr)
+	return o, e, func() { o.flush(); e.flush() }
 }
 
 // guard runs one of the guard's operations on the workspace path named
@@ -38,7 +52,9 @@ func (s *Sandbox) guardTo(ctx context.Context, w io.Writer, name, op string, arg
 	if dir == "" {
 		dir = "/"
 	}
-	code, err := s.cfg.Conn.Run(ctx, Proc{Args: s.guardArgs(op, args...), Dir: dir, Stdout: w, Stderr: &stderr})
+	o, e, flush := s.outputs(w, &stderr)
+	code, err := s.cfg.Conn.Run(ctx, Proc{Args: s.guardArgs(op, args...), Dir: dir, Stdout: o, Stderr: e})
+	flush()
 	if err != nil {
 		return err
 	}

@@ -9,11 +9,17 @@
 # cannot redirect them; writes rename a staged file into a directory the
 # shell holds, which never follows a symlink at the last component.
 # Failures are one line on stderr, "rath-guard:TOKEN:KIND", and exit 125.
+#
+# An OP of the form b64:OP is for transports that carry output only as
+# text lines: the operation's stdout and stderr leave base64-encoded, one
+# line (57 bytes) at a time, each decodable alone; the guard's own failure
+# line stays plain.
 tok=$1 ws=$2 op=$3
 shift 3
+exec 4>&2
 
 fail() {
-	printf 'rath-guard:%s:%s\n' "$tok" "$1" >&2
+	printf 'rath-guard:%s:%s\n' "$tok" "$1" >&4
 	exit 125
 }
 
@@ -79,6 +85,7 @@ target() {
 	fi
 }
 
+main() {
 case $op in
 init)
 	# init [DIR]: make the workspace (DIR, else ~/workspace) and a private
@@ -94,10 +101,14 @@ init)
 	printf '%s\n%s\n' "$w" "$(pwd -P)"
 	;;
 exec)
-	# exec DIR ARGV...: run ARGV in a directory of the workspace.
-	enter "$1"
-	shift
-	exec "$@"
+	# exec MARK DIR ARGV...: run ARGV in a directory of the workspace with
+	# RATH_EXEC=MARK in its environment (and so its children's), which is
+	# how kill finds them; the guard's own processes do not carry it.
+	RATH_EXEC=$1
+	export RATH_EXEC
+	enter "$2"
+	shift 2
+	$run "$@" 4>&-
 	;;
 read)
 	# read DIR BASE [STAGE]: a file's bytes, to stdout or to STAGE.
@@ -185,3 +196,24 @@ kill)
 	fail "op:$op"
 	;;
 esac
+}
+
+run=exec
+case $op in
+b64:*)
+	op=${op#b64:}
+	run=
+	d=$(mktemp -d) || fail mktemp
+	mkfifo "$d/o" "$d/e" || fail mkfifo
+	base64 <"$d/o" &
+	o=$!
+	base64 <"$d/e" >&2 &
+	e=$!
+	(main "$@") >"$d/o" 2>"$d/e"
+	rc=$?
+	wait "$o" "$e"
+	rm -rf -- "$d"
+	exit "$rc"
+	;;
+esac
+main "$@"
