@@ -21,6 +21,7 @@ import (
 
 	_ "github.com/openrath/rath/sandbox/bwrap"  // sandbox backend "bwrap"
 	_ "github.com/openrath/rath/sandbox/docker" // sandbox backend "docker"
+	_ "github.com/openrath/rath/sandbox/e2b"    // sandbox backends "e2b" and "cube"
 	_ "github.com/openrath/rath/sandbox/local"  // sandbox backend "local"
 	_ "github.com/openrath/rath/store/postgres" // store "postgres://"
 	_ "github.com/openrath/rath/store/sqlite"   // store "sqlite://"

@@ -9,11 +9,13 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
 
 	"github.com/openrath/rath"
+	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store/postgres"
 	"github.com/openrath/rath/store/sqlite"
 )
@@ -74,6 +76,9 @@ type Cluster struct {
 	log  *slog.Logger
 
 	cache liveCache // live workers, for routing
+
+	remoteMu sync.Mutex
+	remote   map[session.ID]map[string]string // remote sandboxes created here, per run
 }
 
 // ErrUnsupportedStore: the cluster runs on the sqlite and postgres stores

@@ -93,7 +93,7 @@ func (c *Cluster) finishCancel(ctx context.Context, run *Run, who string) error 
 	if err := run.move(ctx, c.rt.Store, StateCancelled); err != nil {
 		return err
 	}
-	c.closeJournals(ctx, run)
+	c.ended(ctx, run)
 	_ = store.MoveTo(ctx, c.rt.Store, run.ID, store.StatusFailed)
 	c.log.Info("run cancelled", "run", run.ID, "by", who)
 	return fmt.Errorf("cluster: run %s cancelled by %s", run.ID, who)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/openrath/rath/agent"
@@ -89,6 +90,10 @@ type Run struct {
 	Error  string `json:"error,omitempty"`
 	// Cancel is who asked for a cancel, and why.
 	Cancel string `json:"cancel,omitempty"`
+
+	// remote are the remote sandboxes recorded on the run (id -> backend),
+	// from its labels.
+	remote map[string]string
 }
 
 // loadRun reads a run's record from its input session's labels.
@@ -117,6 +122,14 @@ func runOf(info store.Info) (*Run, error) {
 	}
 	r.State = State(info.Labels[LabelState])
 	r.Epoch = info.Epoch
+	for k, v := range info.Labels {
+		if id, ok := strings.CutPrefix(k, LabelRemotePrefix); ok {
+			if r.remote == nil {
+				r.remote = map[string]string{}
+			}
+			r.remote[id] = v
+		}
+	}
 	return &r, nil
 }
 

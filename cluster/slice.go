@@ -214,7 +214,7 @@ func (w *Worker) settle(ctx, fctx context.Context, run *Run, out *session.Sessio
 		if merr := run.move(fctx, st, StateDone); merr != nil {
 			return w.lost(merr)
 		}
-		w.c.closeJournals(fctx, run)
+		w.c.ended(fctx, run)
 		w.c.log.Info("run done", "run", run.ID, "worker", w.info.ID, "output", out.ID())
 		return nil
 	case agent.Yielded(err):
@@ -262,7 +262,7 @@ func (c *Cluster) fail(ctx context.Context, run *Run, out *session.Session, err 
 	if merr := run.move(ctx, c.rt.Store, StateFailed); merr != nil {
 		return merr
 	}
-	c.closeJournals(ctx, run)
+	c.ended(ctx, run)
 	c.log.Warn("run failed", "run", run.ID, "err", err)
 	return nil
 }

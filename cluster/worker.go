@@ -83,6 +83,7 @@ func (c *Cluster) NewWorker(ctx context.Context, o WorkerOptions) (*Worker, erro
 	if o.Offers == nil {
 		o.Offers = map[string]string{}
 	}
+	c.keepRemote()
 	w := &Worker{c: c, held: map[session.ID]*hold{}, finished: map[int64]finish{}}
 	w.info = WorkerInfo{ID: o.ID, Host: c.host, PID: os.Getpid(), Offers: maps.Clone(o.Offers), Serves: serves,
 		Concurrency: o.Concurrency, Started: time.Now().UTC(), State: workerAlive}

@@ -26,6 +26,7 @@ type Pool struct {
 	slots   map[string]*slot
 	created map[string]string // provider sandbox id -> backend
 	keep    bool
+	notify  func(ctx context.Context, backend, id string)
 }
 
 type slot struct {
@@ -44,6 +45,15 @@ func NewPool() *Pool { return &Pool{slots: map[string]*slot{}, created: map[stri
 func (p *Pool) KeepRemote() {
 	p.mu.Lock()
 	p.keep = true
+	p.mu.Unlock()
+}
+
+// Notify has fn called whenever the pool creates a sandbox on a Provider,
+// with the context of the Acquire or Fork that did (a cluster worker
+// records it on the run, to release it when the run ends).
+func (p *Pool) Notify(fn func(ctx context.Context, backend, id string)) {
+	p.mu.Lock()
+	p.notify = fn
 	p.mu.Unlock()
 }
 
@@ -161,7 +171,7 @@ func (p *Pool) openPlaced(ctx context.Context, pl session.Placement) (Sandbox, e
 			return nil, fmt.Errorf("reattach %s sandbox %s: %w", pl.Backend, pl.SandboxID, err)
 		}
 		if sb.ID() != pl.SandboxID {
-			p.track(b, pl.Backend, sb)
+			p.track(ctx, b, pl.Backend, sb)
 		}
 		return sb, nil
 	}
@@ -169,18 +179,22 @@ func (p *Pool) openPlaced(ctx context.Context, pl session.Placement) (Sandbox, e
 	if err != nil {
 		return nil, err
 	}
-	p.track(b, pl.Backend, sb)
+	p.track(ctx, b, pl.Backend, sb)
 	return sb, nil
 }
 
 // track notes a sandbox the pool created on a Provider.
-func (p *Pool) track(b Backend, name string, sb Sandbox) {
+func (p *Pool) track(ctx context.Context, b Backend, name string, sb Sandbox) {
 	if _, ok := b.(Provider); !ok {
 		return
 	}
 	p.mu.Lock()
 	p.created[sb.ID()] = name
+	notify := p.notify
 	p.mu.Unlock()
+	if notify != nil {
+		notify(ctx, name, sb.ID())
+	}
 }
 
 // release drops one reference; the last closes the sandbox and forgets it
@@ -221,12 +235,13 @@ func (p *Pool) Fork(ctx context.Context, parent, child *session.Session, share b
 	if err != nil {
 		return nil, err
 	}
-	cl, err := lease.Clone(WithSession(ctx, child.ID()))
+	ctx = WithSession(ctx, child.ID())
+	cl, err := lease.Clone(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if b, err := Lookup(pl.Backend); err == nil {
-		p.track(b, pl.Backend, cl)
+		p.track(ctx, b, pl.Backend, cl)
 	}
 	rec := session.Placement{Backend: pl.Backend, Spec: pl.Spec, SandboxID: cl.ID(), TreeHash: src, ClonedFrom: pl.SandboxID, Remote: remoteOf(cl)}
 	if rec.Remote == nil {

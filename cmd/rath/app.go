@@ -64,7 +64,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
 	root.AddCommand(a.versionCmd(), a.configCmd(), a.runCmd(), a.lsCmd(), a.showCmd(), a.graphCmd(), a.exportCmd(),
 		a.importCmd(), a.forkCmd(), a.mergeCmd(), a.replayCmd(), a.verifyCmd(), a.gcCmd(), a.serveCmd(), a.demoCmd(),
-		a.submitCmd(), a.workerCmd(), a.statusCmd(), a.cancelCmd(), a.approveCmd(), a.pendingCmd(), a.reviewCmd())
+		a.submitCmd(), a.workerCmd(), a.statusCmd(), a.cancelCmd(), a.approveCmd(), a.pendingCmd(), a.reviewCmd(), a.sandboxesCmd())
 	a.root = root
 	return a
 }

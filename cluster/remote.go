@@ -1,0 +1,71 @@
+package cluster
+
+import (
+	"context"
+	"maps"
+
+	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/session"
+)
+
+// LabelRemotePrefix starts a label of a run's session naming a remote
+// sandbox created for the run: the key ends with the sandbox id, the value
+// is its backend.
+const LabelRemotePrefix = "rath.cluster.remote."
+
+// keepRemote makes the worker's sandbox pool leave the remote sandboxes it
+// creates running when the worker stops (their runs go on on other
+// workers), and records each on its run, whose end releases it.
+func (c *Cluster) keepRemote() {
+	pool := c.rt.Sandboxes
+	pool.KeepRemote()
+	pool.Notify(func(ctx context.Context, backend, id string) {
+		run := agent.RunID(ctx)
+		if run == "" {
+			return
+		}
+		c.remoteMu.Lock()
+		if c.remote == nil {
+			c.remote = map[session.ID]map[string]string{}
+		}
+		if c.remote[run] == nil {
+			c.remote[run] = map[string]string{}
+		}
+		c.remote[run][id] = backend
+		c.remoteMu.Unlock()
+		if err := c.rt.Store.SetLabel(context.WithoutCancel(ctx), run, LabelRemotePrefix+id, backend); err != nil {
+			c.log.Warn("cannot record a remote sandbox on its run", "run", run, "sandbox", id, "err", err)
+		}
+	})
+}
+
+// ended lets go of what a run that ended held: its workspace journals and
+// its remote sandboxes.
+func (c *Cluster) ended(ctx context.Context, run *Run) {
+	c.closeJournals(ctx, run)
+	c.releaseRemote(ctx, run)
+}
+
+// releaseRemote releases the remote sandboxes of a run that ended (killed,
+// paused or kept, as their backend is configured): those recorded on it
+// when it was loaded, and those this process created for it since.
+func (c *Cluster) releaseRemote(ctx context.Context, run *Run) {
+	all := maps.Clone(run.remote)
+	c.remoteMu.Lock()
+	if mine := c.remote[run.ID]; len(mine) > 0 {
+		if all == nil {
+			all = map[string]string{}
+		}
+		maps.Copy(all, mine)
+	}
+	delete(c.remote, run.ID)
+	c.remoteMu.Unlock()
+	for id, backend := range all {
+		if err := sandbox.ReleaseRemote(ctx, backend, id); err != nil {
+			c.log.Warn("cannot release a remote sandbox", "run", run.ID, "sandbox", id, "err", err)
+			continue
+		}
+		_ = c.rt.Store.SetLabel(ctx, run.ID, LabelRemotePrefix+id, "")
+	}
+}
