@@ -19,12 +19,13 @@ import (
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/store"
 
-	_ "github.com/openrath/rath/sandbox/bwrap"  // sandbox backend "bwrap"
-	_ "github.com/openrath/rath/sandbox/docker" // sandbox backend "docker"
-	_ "github.com/openrath/rath/sandbox/e2b"    // sandbox backends "e2b" and "cube"
-	_ "github.com/openrath/rath/sandbox/local"  // sandbox backend "local"
-	_ "github.com/openrath/rath/store/postgres" // store "postgres://"
-	_ "github.com/openrath/rath/store/sqlite"   // store "sqlite://"
+	_ "github.com/openrath/rath/sandbox/bwrap"       // sandbox backend "bwrap"
+	_ "github.com/openrath/rath/sandbox/docker"      // sandbox backend "docker"
+	_ "github.com/openrath/rath/sandbox/e2b"         // sandbox backends "e2b" and "cube"
+	_ "github.com/openrath/rath/sandbox/local"       // sandbox backend "local"
+	_ "github.com/openrath/rath/sandbox/opensandbox" // sandbox backend "opensandbox"
+	_ "github.com/openrath/rath/store/postgres"      // store "postgres://"
+	_ "github.com/openrath/rath/store/sqlite"        // store "sqlite://"
 )
 
 // Config says where the runtime keeps its state. Zero fields take the
@@ -47,10 +48,11 @@ type Runtime struct {
 	Store     store.Store
 	Sandboxes *sandbox.Pool
 
-	mu     sync.Mutex // guards memory
-	memory memory.Memory
-	stop   context.CancelFunc // ends live tracing
-	traced chan error
+	mu      sync.Mutex // guards memory
+	memory  memory.Memory
+	stop    context.CancelFunc // ends live tracing
+	traced  chan error
+	closers []func() error // OnClose's, run last first
 }
 
 // DefaultHome is $RATH_HOME, else ./.rath.
@@ -110,7 +112,18 @@ func (r *Runtime) Memory(ctx context.Context) (memory.Memory, error) {
 	return r.memory, nil
 }
 
-// Close releases the sandboxes, memory and store.
+// OnClose has Close call fn once the sandboxes are released, before the
+// memory and the store close (a workflow's helper services, such as a
+// provider it started, outlive the sandboxes on them). The last one
+// registered runs first.
+func (r *Runtime) OnClose(fn func() error) {
+	r.mu.Lock()
+	r.closers = append(r.closers, fn)
+	r.mu.Unlock()
+}
+
+// Close releases the sandboxes, runs what OnClose registered, and closes
+// the memory and the store.
 func (r *Runtime) Close() error {
 	var errs []error
 	if r.stop != nil {
@@ -119,6 +132,13 @@ func (r *Runtime) Close() error {
 	}
 	if r.Sandboxes != nil {
 		errs = append(errs, r.Sandboxes.Close())
+	}
+	r.mu.Lock()
+	closers := r.closers
+	r.closers = nil
+	r.mu.Unlock()
+	for i := len(closers) - 1; i >= 0; i-- {
+		errs = append(errs, closers[i]())
 	}
 	r.mu.Lock()
 	if r.memory != nil {

@@ -337,9 +337,9 @@ func readFile(dir, rel string) (journalFile, error) {
 
 // closeJournals closes the workspace journals of a run that ended (so that
 // GC may collect them with the run's other closed sessions). A run that
-// was never placed on a host-local sandbox has none.
+// was never placed on a journaled sandbox has none.
 func (c *Cluster) closeJournals(ctx context.Context, run *Run) {
-	if run.Placed == "" {
+	if !journaled[run.Placed] {
 		return
 	}
 	infos, err := c.rt.Store.List(ctx, store.Filter{Labels: map[string]string{LabelKind: "journal", LabelJournalOf: string(run.ID)}})

@@ -85,7 +85,8 @@ type Run struct {
 	// Pinned says why the run continues on Host.
 	Pinned string `json:"pinned,omitempty"`
 	Host   string `json:"host,omitempty"`
-	// Placed is the host-local sandbox backend its input is placed on.
+	// Placed is the sandbox backend its input is placed on; only a
+	// host-local one pins the run to Host.
 	Placed string `json:"placed,omitempty"`
 	Error  string `json:"error,omitempty"`
 	// Cancel is who asked for a cancel, and why.

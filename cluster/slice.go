@@ -176,14 +176,18 @@ func (w *Worker) takeReason(run *Run) string {
 	return ""
 }
 
-// pin notes, on its first slice, a run placed on a host-local sandbox: its
-// workspace lives on this host, so only workers here continue it.
+// pin notes, on its first slice, where a run is placed. A run on a
+// host-local sandbox is pinned: its workspace lives on this host, so only
+// workers here continue it. A remote sandbox (e2b, cube, opensandbox)
+// lives with its provider, and any worker reaches it.
 func (w *Worker) pin(run *Run, in *session.Session) {
 	if run.Slices != 1 {
 		return
 	}
-	if b := in.Placement().Backend; hostLocal[b] {
-		run.Host, run.Placed = w.c.host, b
+	b := in.Placement().Backend
+	run.Placed = b
+	if hostLocal[b] {
+		run.Host = w.c.host
 		run.Pinned = pinReason(b, w.c.host)
 	}
 }

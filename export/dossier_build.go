@@ -106,7 +106,7 @@ func (d *DossierData) add(at At, c session.Chunk, tools *toolMatcher, usage *usa
 	case session.KindPlacement:
 		p := c.Placement
 		d.Environment = append(d.Environment, Environment{At: at, Backend: p.Backend, Image: p.Spec.Image,
-			Spec: p.Spec, SandboxID: p.SandboxID, TreeHash: p.TreeHash, ClonedFrom: p.ClonedFrom})
+			Spec: p.Spec, SandboxID: p.SandboxID, TreeHash: p.TreeHash, ClonedFrom: p.ClonedFrom, Remote: p.Remote})
 	case session.KindDecision:
 		d.addDecision(at, c.Decision)
 	case session.KindApproval:

@@ -77,6 +77,9 @@ type Environment struct {
 	SandboxID  string       `json:"sandbox_id,omitempty"`
 	TreeHash   string       `json:"tree_hash,omitempty"`
 	ClonedFrom string       `json:"cloned_from,omitempty"`
+	// Remote is where a remote provider's sandbox lives (provider, API
+	// URL, domain, template, snapshot).
+	Remote *session.Remote `json:"remote,omitempty"`
 }
 
 // WorkflowNode is one segment of the node paths of a session's chunks, such

@@ -35,7 +35,11 @@ func summary(c session.Chunk) string {
 		s = memorySummary(c.Memory)
 	case session.KindPlacement:
 		p := c.Placement
-		s = strings.Join(nonEmpty(p.Backend, p.Spec.Image, p.SandboxID, p.TreeHash), " ")
+		var at string
+		if r := p.Remote; r != nil {
+			at = "at " + r.URL
+		}
+		s = strings.Join(nonEmpty(p.Backend, p.Spec.Image, p.SandboxID, at, p.TreeHash), " ")
 	case session.KindCompress:
 		s = fmt.Sprintf("summarised %d chunks: %s", c.Compress.Count, c.Compress.Summary)
 	case session.KindDecision:

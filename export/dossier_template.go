@@ -83,12 +83,12 @@ tr.k-decision td { background:#f5f9ff; }
 <h2>Environment</h2>
 {{if .Environment}}
 <table>
-<tr><th class="num">#</th><th>Backend</th><th>Image</th><th>Dir</th><th>Network</th><th>Env</th><th>Secret env (names)</th><th>Limits</th><th>Sandbox</th><th>Workspace tree hash</th><th>Cloned from</th><th>Node</th></tr>
+<tr><th class="num">#</th><th>Backend</th><th>Image</th><th>Dir</th><th>Network</th><th>Env</th><th>Secret env (names)</th><th>Limits</th><th>Sandbox</th><th>Provider</th><th>Workspace tree hash</th><th>Cloned from</th><th>Node</th></tr>
 {{range .Environment}}<tr>
 <td class="num">{{.Index}}</td><td>{{.Backend}}</td><td class="mono">{{.Image}}</td><td class="mono">{{.Spec.Dir}}</td>
 <td>{{if .Spec.Network}}on{{else}}off{{end}}</td><td class="mono">{{env .Spec.Env}}</td><td class="mono">{{join .Spec.SecretEnv}}</td>
 <td class="mono">{{with .Spec.Timeout}}timeout {{dur .}} {{end}}{{with .Spec.MemoryBytes}}mem {{.}}B {{end}}{{with .Spec.CPUs}}cpus {{.}} {{end}}{{with .Spec.PIDs}}pids {{.}}{{end}}</td>
-<td class="mono hash">{{.SandboxID}}</td><td class="mono hash">{{.TreeHash}}</td><td class="mono hash">{{.ClonedFrom}}</td><td class="mono node">{{.Node}}</td>
+<td class="mono hash">{{.SandboxID}}</td><td class="mono">{{with .Remote}}{{.Provider}} {{.URL}}{{with .Domain}} domain {{.}}{{end}}{{with .Template}} from {{.}}{{end}}{{with .SnapshotID}} snapshot {{.}}{{end}}{{end}}</td><td class="mono hash">{{.TreeHash}}</td><td class="mono hash">{{.ClonedFrom}}</td><td class="mono node">{{.Node}}</td>
 </tr>{{end}}
 </table>
 {{else}}<p class="muted">The session was never placed on a sandbox.</p>{{end}}

@@ -31,6 +31,10 @@ type Config struct {
 	// also appended to workspace.log in its workspace (once: the tool looks
 	// for its key there first when it is idempotent).
 	Workspace bool `json:"workspace"`
+	// Sandbox is the backend a Workspace run is placed on (default
+	// "local"; "opensandbox", "e2b" or "cube" for a remote sandbox, which
+	// does not pin the run to a host).
+	Sandbox string `json:"sandbox"`
 }
 
 // WorkspaceLog is the file in a run's workspace that record_effect
@@ -54,6 +58,9 @@ func ParseConfig(text string) (Config, error) {
 	if c.Steps < 0 || c.Steps > 10000 || c.LatencyMS < 0 || c.SleepMS < 0 {
 		return c, fmt.Errorf("cluster example: steps must be 0..10000, latency_ms and sleep_ms not negative")
 	}
+	if c.Sandbox != "" && !c.Workspace {
+		return c, fmt.Errorf("cluster example: sandbox %q is set without workspace", c.Sandbox)
+	}
 	return c, nil
 }
 
@@ -70,7 +77,11 @@ func Build(ctx context.Context, rt *rath.Runtime) (flow.Module, *session.Session
 	log := EffectLog(rt.Home)
 	in := session.FromUser(text)
 	if cfg.Workspace {
-		in = in.To("local", session.Spec{})
+		backend := cfg.Sandbox
+		if backend == "" {
+			backend = "local"
+		}
+		in = in.To(backend, session.Spec{})
 	}
 	if !cfg.Approval {
 		a, err := newAgent(rt, "worker", cfg, cfg.Steps, log)
