@@ -80,6 +80,14 @@ func (b *Backend) Options() Options {
 	return *b.opts
 }
 
+// configured reports whether the backend was given options, by Use or New
+// or by the environment's OPEN_SANDBOX_API_URL.
+func (b *Backend) configured() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.opts != nil || os.Getenv("OPEN_SANDBOX_API_URL") != ""
+}
+
 // client returns the backend's lifecycle API, or why it cannot have one.
 func (b *Backend) client() (*api, error) {
 	o, err := b.Options().withDefaults()
@@ -362,12 +370,21 @@ func (b *Backend) Release(ctx context.Context, id string) error {
 
 // List implements sandbox.Provider: the sandboxes whose metadata names
 // rath, but those terminated.
+// Unless the backend is configured (by Use, New or OPEN_SANDBOX_API_URL),
+// or the service cannot be reached, it fails with an error wrapping
+// sandbox.ErrUnavailable: a listing across providers skips it.
 func (b *Backend) List(ctx context.Context) ([]sandbox.Listed, error) {
+	if !b.configured() {
+		return nil, fmt.Errorf("%w: opensandbox needs OPEN_SANDBOX_API_URL (the lifecycle API's URL)", sandbox.ErrUnavailable)
+	}
 	a, err := b.client()
 	if err != nil {
 		return nil, err
 	}
 	ds, err := a.list(ctx, map[string]string{MetaRath: "1"})
+	if neverSent(err) {
+		return nil, fmt.Errorf("%w: opensandbox at %s: %v", sandbox.ErrUnavailable, a.o.APIURL, err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -15,10 +15,6 @@ import (
 	"github.com/openrath/rath/sandbox/remote"
 )
 
-// stdinDir is where a command's stdin is uploaded: a directory every
-// image has, outside the workspace (so no step sees it as an effect).
-const stdinDir = "/tmp"
-
 // commandRequest is execd's RunCommandRequest.
 type commandRequest struct {
 	Command string            `json:"command"`
@@ -28,20 +24,30 @@ type commandRequest struct {
 
 // Run implements remote.Conn: POST /command with argv quoted into one
 // shell string, its output read from execd's event stream. execd has no
-// stdin; a command's stdin is uploaded to a file first, which the shell
+// stdin; a command's stdin is uploaded to a file in p.Scratch first (the
+// sandbox's staging directory, outside the workspace), which the shell
 // opens as its standard input and removes before it runs the program.
 func (e *execd) Run(ctx context.Context, p remote.Proc) (int, error) {
 	if len(p.Args) == 0 {
 		return -1, errors.New("execd: a command needs a program")
 	}
 	cmd := shellCommand(p.Args)
+	started := false
 	if p.Stdin != nil {
-		in := stdinDir + "/rath-stdin-" + nonce()
+		if p.Scratch == "" {
+			return -1, errors.New("execd has no stdin, and no scratch directory was given to upload it to")
+		}
+		in := p.Scratch + "/rath-stdin-" + nonce()
 		if err := e.Upload(ctx, in, p.Stdin); err != nil {
 			return -1, fmt.Errorf("execd has no stdin, and uploading the command's stdin failed: %w", err)
 		}
 		q := quote(in)
 		cmd = "exec <" + q + " && rm -f " + q + " && " + cmd
+		defer func() {
+			if !started { // the shell that would remove it never ran
+				_ = e.Remove(context.WithoutCancel(ctx), in)
+			}
+		}()
 	}
 	body, err := json.Marshal(commandRequest{Command: cmd, Cwd: p.Dir, Envs: p.Env})
 	if err != nil {
@@ -61,6 +67,7 @@ func (e *execd) Run(ctx context.Context, p remote.Proc) (int, error) {
 	if resp.StatusCode != http.StatusOK {
 		return -1, e.refused(ctx, resp)
 	}
+	started = true
 	defer resp.Body.Close()
 	return e.read(ctx, newEvents(resp.Body), p)
 }

@@ -17,6 +17,10 @@ type Proc struct {
 	Stdin []byte
 	// Stdout and Stderr receive the output as it arrives.
 	Stdout, Stderr io.Writer
+	// Scratch, if not empty, is a private directory of the sandbox outside
+	// the workspace where the Conn may keep files of its own for the
+	// process's lifetime (a transport without stdin uploads it there).
+	Scratch string
 }
 
 // Conn is what a provider offers for one sandbox. Implementations are

@@ -45,7 +45,7 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 	delete(env, execToken)
 	var stdout, stderr sandbox.Capped
 	o, e, flush := s.outputs(sandbox.Tee(&stdout, c.Stdout), sandbox.Tee(&stderr, c.Stderr))
-	p := Proc{Args: append(s.guardArgs("exec", mark, dir), argv...), Env: env, Dir: s.ws, Stdin: c.Stdin, Stdout: o, Stderr: e}
+	p := Proc{Args: append(s.guardArgs("exec", mark, dir), argv...), Env: env, Dir: s.ws, Stdin: c.Stdin, Stdout: o, Stderr: e, Scratch: s.stage}
 	start := time.Now()
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()

@@ -53,7 +53,7 @@ func (s *Sandbox) guardTo(ctx context.Context, w io.Writer, name, op string, arg
 		dir = "/"
 	}
 	o, e, flush := s.outputs(w, &stderr)
-	code, err := s.cfg.Conn.Run(ctx, Proc{Args: s.guardArgs(op, args...), Dir: dir, Stdout: o, Stderr: e})
+	code, err := s.cfg.Conn.Run(ctx, Proc{Args: s.guardArgs(op, args...), Dir: dir, Stdout: o, Stderr: e, Scratch: s.stage})
 	flush()
 	if err != nil {
 		return err
