@@ -3,6 +3,7 @@ package e2bfake
 import (
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Fault is a failure the fake serves instead of answering.
@@ -43,6 +44,34 @@ func (s *Server) Requests(prefix string) int {
 		}
 	}
 	return n
+}
+
+// Handling is the time the fake spent on the requests whose path starts
+// with prefix, each from its arrival in ServeHTTP until its handler
+// returned (a process stream's handler returns after the end-stream
+// message is written), and how many requests that covers. A request is
+// counted by Requests when it arrives and here when it is done, so the two
+// counts agree once no such request is in flight. Benchmarks subtract it
+// from a call's wall time to get the client's own cost.
+func (s *Server) Handling(prefix string) (spent time.Duration, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p, d := range s.spent {
+		if strings.HasPrefix(p, prefix) {
+			spent += d
+			n += s.handled[p]
+		}
+	}
+	return spent, n
+}
+
+// took adds a request's time in ServeHTTP to its path's.
+func (s *Server) took(path string, start time.Time) {
+	d := time.Since(start)
+	s.mu.Lock()
+	s.spent[path] += d
+	s.handled[path]++
+	s.mu.Unlock()
 }
 
 // fault counts the request and returns the refusal fault that hits it.

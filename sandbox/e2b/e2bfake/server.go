@@ -62,6 +62,8 @@ type Server struct {
 	snapshots map[string]string // snapshot id -> saved home
 	faults    []*Fault
 	counts    map[string]int
+	spent     map[string]time.Duration // URL path -> time in ServeHTTP
+	handled   map[string]int           // URL path -> requests ServeHTTP returned from
 }
 
 // Start starts a fake on a loopback port.
@@ -89,7 +91,8 @@ func Start(o Options) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	s := &Server{opts: o, sc: sc, dir: dir, ln: ln, caPEM: caPEM, boxes: map[string]*box{}, snapshots: map[string]string{}, counts: map[string]int{}}
+	s := &Server{opts: o, sc: sc, dir: dir, ln: ln, caPEM: caPEM, boxes: map[string]*box{}, snapshots: map[string]string{},
+		counts: map[string]int{}, spent: map[string]time.Duration{}, handled: map[string]int{}}
 	s.api = s.apiMux()
 	s.srv = &http.Server{Handler: s, TLSConfig: &tls.Config{Certificates: []tls.Certificate{leaf}}, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.srv.ServeTLS(ln, "", "") }()
@@ -147,8 +150,10 @@ func (s *Server) Transport(trust bool) *http.Transport {
 }
 
 // ServeHTTP routes by host: the API, a sandbox's envd, or the proxy's
-// answer for a sandbox it does not know.
+// answer for a sandbox it does not know. The time each request spends in
+// it is added up by path (see Handling).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer s.took(r.URL.Path, time.Now())
 	host := r.Host
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
