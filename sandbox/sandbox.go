@@ -33,7 +33,8 @@ type Sandbox interface {
 	ID() string
 	// Backend is the registry name of the backend.
 	Backend() string
-	// WorkspaceDir is the host directory holding the workspace.
+	// WorkspaceDir is the host directory holding the workspace; for a
+	// remote sandbox, the workspace's path inside it.
 	WorkspaceDir() string
 	// Capabilities says what the backend isolates.
 	Capabilities() Capabilities

@@ -171,6 +171,14 @@ func (b *Backend) open(ctx context.Context, a *api, sb created, spec session.Spe
 		Remote:  session.Remote{Provider: b.provider, URL: a.o.APIURL, Domain: domain, Template: template, SnapshotID: snapshot},
 		Clone:   func(ctx context.Context, src *remote.Sandbox) (sandbox.Sandbox, error) { return b.clone(ctx, a, src) },
 		Detach:  func() error { conn.http.CloseIdleConnections(); return nil },
+		Renew: func(ctx context.Context) error {
+			if b.provider == Cube { // no set-timeout route: connect extends it
+				_, err := a.connect(ctx, sb.SandboxID)
+				return err
+			}
+			return a.setTimeout(ctx, sb.SandboxID, a.o.Lifetime)
+		},
+		RenewEvery: a.o.RenewEvery,
 	})
 }
 

@@ -46,8 +46,9 @@ type Options struct {
 	// private CA).
 	CAFile string
 	// Lifetime is the sandbox's timeout, renewed on every attach (default
-	// 15 minutes).
-	Lifetime time.Duration
+	// 15 minutes), and every RenewEvery (default a third of it) while a
+	// handle on the sandbox is open.
+	Lifetime, RenewEvery time.Duration
 	// User is the sandbox user commands run as ("" for the template's).
 	User string
 	// OnClose is OnCloseKill (default), OnClosePause or OnCloseKeep.
@@ -92,6 +93,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Lifetime <= 0 {
 		o.Lifetime = 15 * time.Minute
+	}
+	if o.RenewEvery <= 0 {
+		o.RenewEvery = o.Lifetime / 3
 	}
 	switch o.OnClose {
 	case "":

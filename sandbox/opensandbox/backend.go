@@ -81,11 +81,11 @@ func (b *Backend) Options() Options {
 }
 
 // configured reports whether the backend was given options, by Use or New
-// or by the environment's OPEN_SANDBOX_API_URL.
+// or by the environment (OPEN_SANDBOX_API_URL or OPEN_SANDBOX_DOMAIN).
 func (b *Backend) configured() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.opts != nil || os.Getenv("OPEN_SANDBOX_API_URL") != ""
+	return b.opts != nil || envURL() != ""
 }
 
 // client returns the backend's lifecycle API, or why it cannot have one.
@@ -257,6 +257,10 @@ func (b *Backend) open(ctx context.Context, a *api, id string, spec session.Spec
 		Remote:  session.Remote{Provider: Name, URL: a.o.APIURL, Template: image, SnapshotID: snapshot},
 		Clone:   func(ctx context.Context, src *remote.Sandbox) (sandbox.Sandbox, error) { return b.clone(ctx, a, src) },
 		Detach:  func() error { conn.http.CloseIdleConnections(); return nil },
+		Renew: func(ctx context.Context) error {
+			return a.renew(ctx, id, time.Now().Add(a.o.Lifetime).Truncate(time.Second))
+		},
+		RenewEvery: a.o.RenewEvery,
 	})
 }
 
@@ -370,12 +374,12 @@ func (b *Backend) Release(ctx context.Context, id string) error {
 
 // List implements sandbox.Provider: the sandboxes whose metadata names
 // rath, but those terminated.
-// Unless the backend is configured (by Use, New or OPEN_SANDBOX_API_URL),
+// Unless the backend is configured (by Use, New or the environment),
 // or the service cannot be reached, it fails with an error wrapping
 // sandbox.ErrUnavailable: a listing across providers skips it.
 func (b *Backend) List(ctx context.Context) ([]sandbox.Listed, error) {
 	if !b.configured() {
-		return nil, fmt.Errorf("%w: opensandbox needs OPEN_SANDBOX_API_URL (the lifecycle API's URL)", sandbox.ErrUnavailable)
+		return nil, fmt.Errorf("%w: opensandbox needs OPEN_SANDBOX_API_URL or OPEN_SANDBOX_DOMAIN (where its lifecycle API is)", sandbox.ErrUnavailable)
 	}
 	a, err := b.client()
 	if err != nil {

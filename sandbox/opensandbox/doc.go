@@ -16,7 +16,9 @@
 // guard.
 //
 // Configuration comes from Options or the environment:
-// OPEN_SANDBOX_API_URL (default http://localhost:8080/v1),
+// OPEN_SANDBOX_API_URL (default http://localhost:8080/v1; or, as
+// OpenSandbox's SDKs read it, OPEN_SANDBOX_DOMAIN with
+// OPEN_SANDBOX_PROTOCOL),
 // OPEN_SANDBOX_API_KEY (sent as OPEN-SANDBOX-API-KEY) and
 // OPEN_SANDBOX_IMAGE (default ubuntu:22.04). RATH_REMOTE_ON_CLOSE says
 // what a pool's Close does to the sandboxes it created: kill (the

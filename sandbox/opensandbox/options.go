@@ -38,8 +38,10 @@ type Options struct {
 	// ubuntu:22.04; the spec's Image, if set, wins).
 	Image string
 	// Lifetime is the sandbox's timeout (whole seconds, at least a
-	// minute; default 15 minutes), renewed on every attach.
-	Lifetime time.Duration
+	// minute; default 15 minutes), renewed on every attach, and every
+	// RenewEvery (default a third of it) while a handle on the sandbox is
+	// open.
+	Lifetime, RenewEvery time.Duration
 	// StartTimeout bounds how long a new sandbox may stay Pending before
 	// it is deleted and Open fails (default 2 minutes).
 	StartTimeout time.Duration
@@ -54,14 +56,36 @@ type Options struct {
 	Retry remote.Retry
 }
 
-// FromEnv reads the options from the environment.
+// FromEnv reads the options from the environment. The API URL is
+// OPEN_SANDBOX_API_URL, else what OpenSandbox's own SDKs read:
+// OPEN_SANDBOX_DOMAIN (host:port, or a URL) with OPEN_SANDBOX_PROTOCOL
+// (http, the default, or https), and /v1.
 func FromEnv() Options {
 	return Options{
-		APIURL:  os.Getenv("OPEN_SANDBOX_API_URL"),
+		APIURL:  envURL(),
 		APIKey:  os.Getenv("OPEN_SANDBOX_API_KEY"),
 		Image:   os.Getenv("OPEN_SANDBOX_IMAGE"),
 		OnClose: os.Getenv("RATH_REMOTE_ON_CLOSE"),
 	}
+}
+
+// envURL is the lifecycle API's URL the environment names, or "".
+func envURL() string {
+	if u := os.Getenv("OPEN_SANDBOX_API_URL"); u != "" {
+		return u
+	}
+	domain := strings.TrimSuffix(os.Getenv("OPEN_SANDBOX_DOMAIN"), "/")
+	if domain == "" {
+		return ""
+	}
+	if strings.HasPrefix(domain, "http://") || strings.HasPrefix(domain, "https://") {
+		return domain + "/v1"
+	}
+	proto := strings.ToLower(os.Getenv("OPEN_SANDBOX_PROTOCOL"))
+	if proto == "" {
+		proto = "http"
+	}
+	return proto + "://" + domain + "/v1"
 }
 
 // withDefaults fills in the defaults and checks what cannot default.
@@ -80,6 +104,9 @@ func (o Options) withDefaults() (Options, error) {
 		o.Lifetime = 15 * time.Minute
 	}
 	o.Lifetime = max(o.Lifetime, minLifetime)
+	if o.RenewEvery <= 0 {
+		o.RenewEvery = o.Lifetime / 3
+	}
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = 2 * time.Minute
 	}

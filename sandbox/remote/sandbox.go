@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
@@ -27,6 +28,10 @@ type Config struct {
 	Clone func(ctx context.Context, src *Sandbox) (sandbox.Sandbox, error)
 	// Detach, if set, runs on Close (the remote sandbox itself lives on).
 	Detach func() error
+	// Renew, if set, pushes the sandbox's end back to its full lifetime
+	// from now; it is called every RenewEvery while the handle is open.
+	Renew      func(ctx context.Context) error
+	RenewEvery time.Duration
 }
 
 // Sandbox is a sandbox on a remote provider.
@@ -38,6 +43,7 @@ type Sandbox struct {
 	secrets map[string]string
 
 	texts *textCache
+	renew *renewer
 
 	mu     sync.RWMutex
 	closed bool
@@ -63,6 +69,9 @@ func New(ctx context.Context, cfg Config) (*Sandbox, error) {
 		return nil, fmt.Errorf("%s sandbox %s: preparing the workspace: unexpected answer %q", cfg.Backend, cfg.ID, out)
 	}
 	s.ws, s.stage = lines[0], lines[1]
+	if cfg.Renew != nil && cfg.RenewEvery > 0 {
+		s.renew = startRenewer(cfg.Renew, cfg.RenewEvery)
+	}
 	return s, nil
 }
 
@@ -102,9 +111,10 @@ func (s *Sandbox) Clone(ctx context.Context) (sandbox.Sandbox, error) {
 	return s.cfg.Clone(ctx, s)
 }
 
-// Close implements sandbox.Sandbox: this handle stops working; the remote
-// sandbox and its workspace live on (Attach finds them again; the backend
-// ends them).
+// Close implements sandbox.Sandbox: this handle stops working and stops
+// renewing the sandbox's lifetime; the remote sandbox and its workspace
+// live on (Attach finds them again; the backend or the lifetime ends
+// them).
 func (s *Sandbox) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -113,6 +123,7 @@ func (s *Sandbox) Close() error {
 	}
 	s.closed = true
 	s.mu.Unlock()
+	s.renew.end()
 	if s.cfg.Detach != nil {
 		return s.cfg.Detach()
 	}
