@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
 
 	"connectrpc.com/connect"
 
@@ -148,14 +147,8 @@ func next(s *connect.ServerStreamForClient[startResponse]) *startResponse {
 // refusal before anything arrived (429, 502-504: Unavailable) is retried;
 // nothing else is, since the process may have started.
 func (e *envd) startStream(ctx context.Context, req *startRequest) (*connect.ServerStreamForClient[startResponse], *startResponse, error) {
-	wait, attempts := 200*time.Millisecond, 5
-	if e.retry.Base > 0 {
-		wait = e.retry.Base
-	}
-	if e.retry.Attempts > 0 {
-		attempts = e.retry.Attempts
-	}
-	for attempt := 1; ; attempt++ {
+	b := e.retry.Backoff()
+	for {
 		status := 0
 		stream, err := e.start.CallServerStream(context.WithValue(ctx, statusKey{}, &status), connect.NewRequest(req))
 		if err == nil {
@@ -182,30 +175,19 @@ func (e *envd) startStream(ctx context.Context, req *startRequest) (*connect.Ser
 				return nil, nil, gerr
 			}
 		}
-		if attempt >= attempts {
-			return nil, nil, startError(err, refused)
-		}
-		var after time.Duration
+		var after string
 		var ce *connect.Error
 		if errors.As(err, &ce) {
-			after = retryAfter(ce.Meta().Get("Retry-After"))
+			after = ce.Meta().Get("Retry-After")
 		}
-		d := max(wait, after)
-		wait = min(2*wait, 5*time.Second)
-		select {
-		case <-ctx.Done():
-			return nil, nil, ctx.Err()
-		case <-time.After(d):
+		more, werr := b.Next(ctx, after)
+		if werr != nil {
+			return nil, nil, werr
+		}
+		if !more {
+			return nil, nil, startError(err, refused)
 		}
 	}
-}
-
-func retryAfter(v string) time.Duration {
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return 0
-	}
-	return min(time.Duration(n)*time.Second, time.Minute)
 }
 
 // startError says why a process did not start; refused says envd (or its
@@ -313,8 +295,24 @@ func (e *envd) refused(ctx context.Context, resp *http.Response) error {
 	return err
 }
 
-// Remove implements remote.Conn: the filesystem service's Remove.
+// Remove implements remote.Conn: the filesystem service's Remove, tried
+// again after a refusal Connect reads as unavailable (429, 502-504).
 func (e *envd) Remove(ctx context.Context, path string) error {
-	_, err := e.remove.CallUnary(ctx, connect.NewRequest(&removeRequest{Path: path}))
-	return err
+	b := e.retry.Backoff()
+	for {
+		_, err := e.remove.CallUnary(ctx, connect.NewRequest(&removeRequest{Path: path}))
+		if err == nil || connect.CodeOf(err) != connect.CodeUnavailable {
+			return err
+		}
+		var after string
+		var ce *connect.Error
+		if errors.As(err, &ce) {
+			after = ce.Meta().Get("Retry-After")
+		}
+		if more, werr := b.Next(ctx, after); werr != nil {
+			return werr
+		} else if !more {
+			return err
+		}
+	}
 }

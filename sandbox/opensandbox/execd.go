@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -117,15 +116,15 @@ func (e *execd) ping(ctx context.Context) error {
 // have been sent returns an error wrapping sandbox.ErrInterrupted. A
 // response with another status is returned to the caller.
 func (e *execd) send(ctx context.Context, idempotent bool, build func(ctx context.Context) (*http.Request, error)) (*http.Response, error) {
-	wait, attempts := orDefault(e.retry.Base, 200*time.Millisecond), orDefault(e.retry.Attempts, 5)
-	for attempt := 1; ; attempt++ {
+	b := e.retry.Backoff()
+	for {
 		req, err := build(ctx)
 		if err != nil {
 			return nil, err
 		}
 		resp, err := e.http.Do(req)
 		var last error
-		var after time.Duration
+		var after string
 		switch {
 		case err != nil:
 			if ctx.Err() != nil {
@@ -139,7 +138,7 @@ func (e *execd) send(ctx context.Context, idempotent bool, build func(ctx contex
 			}
 			last = err
 		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-			after = retryAfter(resp.Header.Get("Retry-After"), orDefault(e.retry.MaxWait, time.Minute))
+			after = resp.Header.Get("Retry-After")
 			last, _ = readRefusal(resp)
 		default:
 			return resp, nil
@@ -147,46 +146,20 @@ func (e *execd) send(ctx context.Context, idempotent bool, build func(ctx contex
 		if gerr := e.gone(ctx); gerr != nil {
 			return nil, gerr
 		}
-		if attempt >= attempts {
-			return nil, fmt.Errorf("execd of sandbox %s: after %d attempts: %w", e.id, attempt, last)
+		more, werr := b.Next(ctx, after)
+		if werr != nil {
+			return nil, werr
 		}
-		t := time.NewTimer(max(wait, after))
-		wait = min(2*wait, orDefault(e.retry.Max, 5*time.Second))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
+		if !more {
+			return nil, fmt.Errorf("execd of sandbox %s: after %d attempts: %w", e.id, b.Attempt(), last)
 		}
 	}
-}
-
-func orDefault[T comparable](v, d T) T {
-	var zero T
-	if v == zero {
-		return d
-	}
-	return v
 }
 
 // neverSent reports whether a request failed before a connection opened.
 func neverSent(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
-}
-
-// retryAfter reads a Retry-After header: seconds or an HTTP date.
-func retryAfter(v string, most time.Duration) time.Duration {
-	if v == "" {
-		return 0
-	}
-	var d time.Duration
-	if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
-		d = time.Duration(n) * time.Second
-	} else if t, err := http.ParseTime(v); err == nil {
-		d = time.Until(t)
-	}
-	return max(0, min(d, most))
 }
 
 // codeFileNotFound is execd's error code for a missing file.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -56,15 +55,15 @@ func (e *StatusError) Unwrap() error { return ErrAPI }
 // requests that are safe to send again (a create is retried only on
 // refusals that come before the provider acts: 429 and 5xx).
 func Do(ctx context.Context, c *http.Client, r Retry, build func(ctx context.Context) (*http.Request, error)) (*http.Response, error) {
-	wait := cmpOr(r.Base, 200*time.Millisecond)
-	var last error
-	for attempt := 1; ; attempt++ {
+	b := r.Backoff()
+	for {
 		req, err := build(ctx)
 		if err != nil {
 			return nil, err
 		}
 		resp, err := c.Do(req)
-		var after time.Duration
+		var last error
+		var after string
 		switch {
 		case err != nil:
 			if ctx.Err() != nil {
@@ -72,38 +71,19 @@ func Do(ctx context.Context, c *http.Client, r Retry, build func(ctx context.Con
 			}
 			last = err
 		case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+			after = resp.Header.Get("Retry-After")
 			last = ReadError(resp)
-			after = retryAfter(resp.Header.Get("Retry-After"), cmpOr(r.MaxWait, time.Minute))
 		default:
 			return resp, nil
 		}
-		if attempt >= r.attempts() {
-			return nil, fmt.Errorf("after %d attempts: %w", attempt, last)
+		more, werr := b.Next(ctx, after)
+		if werr != nil {
+			return nil, werr
 		}
-		d := max(wait, after)
-		wait = min(2*wait, cmpOr(r.Max, 5*time.Second))
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, ctx.Err()
-		case <-t.C:
+		if !more {
+			return nil, fmt.Errorf("after %d attempts: %w", b.Attempt(), last)
 		}
 	}
-}
-
-// retryAfter reads a Retry-After header: seconds or an HTTP date.
-func retryAfter(v string, most time.Duration) time.Duration {
-	if v == "" {
-		return 0
-	}
-	var d time.Duration
-	if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
-		d = time.Duration(n) * time.Second
-	} else if t, err := http.ParseTime(v); err == nil {
-		d = time.Until(t)
-	}
-	return max(0, min(d, most))
 }
 
 // ReadError reads a refusal's body (JSON {"message"} or text) into a
