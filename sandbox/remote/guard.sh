@@ -11,9 +11,9 @@
 # Failures are one line on stderr, "rath-guard:TOKEN:KIND", and exit 125.
 #
 # An OP of the form b64:OP is for transports that carry output only as
-# text lines: the operation's stdout and stderr leave base64-encoded, one
-# line (57 bytes) at a time, each decodable alone; the guard's own failure
-# line stays plain.
+# text lines: the operation's stdout and stderr leave base64-encoded as
+# they come, a line for each read of up to 4 KiB, each decodable alone;
+# the guard's own failure line stays plain.
 tok=$1 ws=$2 op=$3
 shift 3
 exec 4>&2
@@ -198,6 +198,16 @@ kill)
 esac
 }
 
+# enc base64-encodes its input as it arrives: one line for each read of up
+# to 4 KiB (dd returns what a read gives), each line decodable alone. A
+# base64 reading the pipe itself would wait for a full block, holding back
+# the output of a command that prints a little and then works.
+enc() {
+	while c=$(dd bs=4096 count=1 2>/dev/null | base64 -w0) && [ -n "$c" ]; do
+		printf '%s\n' "$c"
+	done
+}
+
 run=exec
 case $op in
 b64:*)
@@ -205,9 +215,9 @@ b64:*)
 	run=
 	d=$(mktemp -d) || fail mktemp
 	mkfifo "$d/o" "$d/e" || fail mkfifo
-	base64 <"$d/o" &
+	enc <"$d/o" &
 	o=$!
-	base64 <"$d/e" >&2 &
+	enc <"$d/e" >&2 &
 	e=$!
 	(main "$@") >"$d/o" 2>"$d/e"
 	rc=$?

@@ -133,6 +133,45 @@ func testStream(t *testing.T, open Open) {
 	if out.String() != "o1\no2\no3\n" || errs.String() != "e1\ne2\ne3\n" || !bytes.Equal(r.Stdout, out.Bytes()) {
 		t.Fatalf("streamed %q / %q, result %q", out.String(), errs.String(), r.Stdout)
 	}
+
+	// Output arrives while the command runs: the command waits (20s at
+	// most) for a file that is written only once its first line has
+	// arrived here.
+	w := &onLine{want: "first", then: func() error { return sb.WriteFile(ctx(t), "go", nil) }}
+	r = run(t, sb, sandbox.Command{Stdout: w,
+		Shell: `echo first; i=0; while [ ! -e go ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done; [ -e go ] && echo second`})
+	if err := w.wait(); err != nil {
+		t.Fatal(err)
+	}
+	if string(r.Stdout) != "first\nsecond\n" {
+		t.Fatalf("the first line did not arrive while the command ran: stdout %q", r.Stdout)
+	}
+}
+
+// onLine runs then, in the background, once a line want has been written
+// to it.
+type onLine struct {
+	want string
+	then func() error
+	buf  []byte
+	done chan error
+}
+
+func (o *onLine) Write(p []byte) (int, error) {
+	o.buf = append(o.buf, p...)
+	if o.done == nil && bytes.Contains(o.buf, []byte(o.want+"\n")) {
+		o.done = make(chan error, 1)
+		go func() { o.done <- o.then() }()
+	}
+	return len(p), nil
+}
+
+// wait returns then's error, or nil if it never ran.
+func (o *onLine) wait() error {
+	if o.done == nil {
+		return nil
+	}
+	return <-o.done
 }
 
 func testClosed(t *testing.T, open Open) {

@@ -1,0 +1,146 @@
+package osfake
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ExecdPort is the port execd listens on inside a sandbox.
+const ExecdPort = 44772
+
+// Options configure the fake.
+type Options struct {
+	// APIKey, if set, is required in the OPEN-SANDBOX-API-KEY header of
+	// lifecycle requests.
+	APIKey string
+	// AccessToken, if set, is required in the X-EXECD-ACCESS-TOKEN header
+	// of execd requests, and endpoints carry it in their headers.
+	AccessToken string
+	// PendingFor is how long a new sandbox stays Pending (default 0: the
+	// create response says Pending, the next request sees Running).
+	PendingFor time.Duration
+	// StuckPending keeps new sandboxes Pending for ever.
+	StuckPending bool
+	// NoSnapshots serves as a runtime without snapshot support: creating
+	// a snapshot answers 501.
+	NoSnapshots bool
+	// SnapshotFor is how long a new snapshot stays Creating (default 0:
+	// Ready from the next request on).
+	SnapshotFor time.Duration
+	// Images are the image URIs that start (default: any). A sandbox from
+	// another image becomes Failed.
+	Images []string
+	// KeepTerminated is how long a deleted or expired sandbox stays
+	// visible, as Terminated, to get and list (default 0: gone at once).
+	KeepTerminated time.Duration
+}
+
+// Server is a running fake.
+type Server struct {
+	opts Options
+	dir  string
+	ln   net.Listener
+	srv  *http.Server
+	api  http.Handler // the lifecycle API
+	exec http.Handler // execd's routes
+
+	mu        sync.Mutex
+	boxes     map[string]*box
+	snapshots map[string]*snapshot
+	faults    []*Fault
+	counts    map[string]int           // requests by URL path, on arrival
+	spent     map[string]time.Duration // handling time by URL path
+	handled   map[string]int           // requests by URL path, when handled
+}
+
+// Start starts a fake on a loopback port.
+func Start(o Options) (*Server, error) {
+	dir, err := os.MkdirTemp("", "osfake-")
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	s := &Server{opts: o, dir: dir, ln: ln, boxes: map[string]*box{}, snapshots: map[string]*snapshot{},
+		counts: map[string]int{}, spent: map[string]time.Duration{}, handled: map[string]int{}}
+	s.api, s.exec = s.lifecycleMux(), s.execdMux()
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// Close stops the fake, kills every sandbox's processes and removes its
+// files.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	for _, b := range s.boxes {
+		b.kill()
+	}
+	s.boxes = map[string]*box{}
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := s.srv.Shutdown(ctx)
+	if err != nil {
+		err = s.srv.Close()
+	}
+	_ = os.RemoveAll(s.dir)
+	return err
+}
+
+// URL is the lifecycle API's base URL, http://127.0.0.1:PORT/v1.
+func (s *Server) URL() string { return "http://" + s.ln.Addr().String() + "/v1" }
+
+// host is the listener's address, the endpoints' host.
+func (s *Server) host() string { return s.ln.Addr().String() }
+
+// ServeHTTP routes a request: the lifecycle API under /v1, a sandbox's
+// port under /sandboxes/ID/port/PORT.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer s.took(r.URL.Path, time.Now())
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/v1/"); ok {
+		route := "/" + rest
+		if f := s.fault(r, route); f != nil {
+			f.apply(w)
+			return
+		}
+		s.api.ServeHTTP(w, r)
+		return
+	}
+	if id, port, route, ok := splitProxyPath(r.URL.Path); ok {
+		if f := s.fault(r, route); f != nil {
+			f.apply(w)
+			return
+		}
+		s.serveProxy(w, r, id, port, route)
+		return
+	}
+	s.count(r.URL.Path)
+	writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"}) // FastAPI's answer
+}
+
+// splitProxyPath splits /sandboxes/ID/port/PORT/REST into its parts; route
+// is /REST.
+func splitProxyPath(p string) (id, port, route string, ok bool) {
+	rest, ok := strings.CutPrefix(p, "/sandboxes/")
+	if !ok {
+		return "", "", "", false
+	}
+	parts := strings.SplitN(rest, "/", 4)
+	if len(parts) < 3 || parts[0] == "" || parts[1] != "port" {
+		return "", "", "", false
+	}
+	route = "/"
+	if len(parts) == 4 {
+		route += parts[3]
+	}
+	return parts[0], parts[2], route, true
+}
