@@ -1,6 +1,7 @@
 // Package placement shows placement as session state: the same small task
-// runs on the local, bwrap and docker sandbox backends in turn, and each
-// sandbox's workspace is its own.
+// runs on the local, bwrap and docker sandbox backends and on the remote
+// e2b, cube and opensandbox backends in turn, and each sandbox's workspace
+// is its own.
 //
 // The workflow is a flow.Sequential of one stage per backend and a report.
 // A stage moves the session to its backend by recording a placement chunk
@@ -14,8 +15,17 @@
 // The conversation moves with the session from backend to backend, the
 // files do not: every listing shows only the file written on that backend,
 // and pwd shows where the workspace is mounted (a host directory for
-// local, /workspace inside bwrap and docker). Each tool_result chunk names
-// the sandbox it ran in, and write_file's records the file it added.
+// local, /workspace inside bwrap and docker, ~/workspace in a remote
+// sandbox). Each tool_result chunk names the sandbox it ran in, and
+// write_file's records the file it added; a remote sandbox's placement
+// chunk also records its provider, API URL and template.
+//
+// A remote backend runs against its real service when that is configured
+// (E2B_API_KEY, CUBE_API_URL, OPEN_SANDBOX_API_URL, with the variables
+// docs/sandboxes.md lists), else against an in-process fake of the
+// service's published API (sandbox/e2b/e2bfake, sandbox/opensandbox/osfake)
+// whose commands are local processes; the fakes stop when the runtime
+// closes.
 //
 // Before placing, a stage checks its backend: Available, then a throwaway
 // sandbox opened and closed. A backend that cannot run here — bubblewrap

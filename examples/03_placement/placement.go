@@ -17,8 +17,9 @@ import (
 	"github.com/openrath/rath/tool/builtin"
 )
 
-// Backends are the backends tried, in order.
-var Backends = []string{"local", "bwrap", "docker"}
+// Backends are the backends tried, in order: the host's, then the remote
+// ones (each against an in-process fake unless its service is configured).
+var Backends = []string{"local", "bwrap", "docker", "e2b", "cube", "opensandbox"}
 
 // Log receives a line for each backend skipped.
 var Log io.Writer = os.Stderr
@@ -36,7 +37,7 @@ const (
 func init() {
 	rath.RegisterWorkflow(rath.Workflow{
 		Name:        "placement",
-		Description: "the same task on local, bwrap and docker sandboxes: placement is session state, workspaces are isolated",
+		Description: "the same task on local, bwrap, docker, e2b, cube and opensandbox sandboxes: placement is session state, workspaces are isolated",
 		Build:       build,
 	})
 }
@@ -59,8 +60,9 @@ func build(ctx context.Context, rt *rath.Runtime) (flow.Module, *session.Session
 		return nil, nil, fmt.Errorf("placement: %w", err)
 	}
 	stages := make([]flow.Module, 0, len(Backends)+1)
+	fk := newFakes(rt)
 	for _, b := range Backends {
-		stages = append(stages, flow.Named(b, stage(b, worker)))
+		stages = append(stages, flow.Named(b, stage(b, worker, fk)))
 	}
 	stages = append(stages, flow.Named("report", flow.Func(report)))
 	return flow.Sequential(stages...), session.FromUser(Task), nil
@@ -68,14 +70,18 @@ func build(ctx context.Context, rt *rath.Runtime) (flow.Module, *session.Session
 
 // stage places the session on backend and has the worker do the task
 // there, or records why the backend was skipped.
-func stage(backend string, worker *agent.Agent) flow.Module {
+func stage(backend string, worker *agent.Agent, fk *fakes) flow.Module {
 	return flow.Func(func(ctx context.Context, s *session.Session) (*session.Session, error) {
 		node := agent.Invoke(ctx, "place")
-		if err := usable(ctx, backend); err != nil {
+		err := fk.reach(ctx, backend)
+		if err == nil {
+			err = usable(ctx, backend)
+		}
+		if err != nil {
 			fmt.Fprintf(Log, "placement: skipping %s: %v\n", backend, err)
 			return agent.Record(ctx, s, node, session.Note(fmt.Sprintf(skipped, backend)+err.Error()))
 		}
-		s, err := agent.Record(ctx, s, node,
+		s, err = agent.Record(ctx, s, node,
 			session.Of(&session.Placement{Backend: backend}),
 			session.User(fmt.Sprintf(Prompt, backend)))
 		if err != nil {
@@ -96,6 +102,9 @@ func usable(ctx context.Context, backend string) error {
 	}
 	if err := b.Available(ctx); err != nil {
 		return err
+	}
+	if _, remote := b.(sandbox.Provider); remote {
+		return nil // a probe would be a sandbox created (and paid for)
 	}
 	sb, err := b.Open(ctx, session.Spec{})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/openrath/rath"
 	placement "github.com/openrath/rath/examples/03_placement"
+	"github.com/openrath/rath/export"
 	"github.com/openrath/rath/sandbox"
 )
 
@@ -24,8 +25,15 @@ func required(backend string) bool {
 	return false
 }
 
+// remote are the remote backends; with their variables unset they run
+// against in-process fakes, so here they always run.
+var remote = map[string]string{"e2b": "E2B_API_KEY", "cube": "CUBE_API_URL", "opensandbox": "OPEN_SANDBOX_API_URL"}
+
 func TestPlacement(t *testing.T) {
 	t.Setenv("RATH_OFFLINE", "1")
+	for _, env := range remote {
+		t.Setenv(env, "")
+	}
 	home := t.TempDir()
 	t.Setenv("RATH_HOME", home) // where the sandboxes' workspaces go
 	placement.Log = io.Discard
@@ -44,7 +52,7 @@ func TestPlacement(t *testing.T) {
 	sandboxes := map[string]bool{}
 	for _, st := range stages {
 		if st.Skipped != "" {
-			if st.Backend == "local" || required(st.Backend) {
+			if _, isRemote := remote[st.Backend]; st.Backend == "local" || isRemote || required(st.Backend) {
 				t.Fatalf("%s must run here, but: %s", st.Backend, st.Skipped)
 			}
 			if b, err := sandbox.Lookup(st.Backend); st.Backend == "bwrap" && err == nil && b.Available(ctx) == nil {
@@ -54,13 +62,27 @@ func TestPlacement(t *testing.T) {
 			continue
 		}
 		want := "from-" + st.Backend + ".txt"
-		if !sandbox.ValidID(st.Sandbox) || sandboxes[st.Sandbox] {
+		if st.Sandbox == "" || sandboxes[st.Sandbox] {
 			t.Errorf("%s ran in sandbox %q (seen: %v)", st.Backend, st.Sandbox, sandboxes)
 		}
 		sandboxes[st.Sandbox] = true
 		// Each listing shows only the file written on that backend.
 		if !slices.Equal(st.Files, []string{want}) {
 			t.Errorf("%s saw %v, want only %s", st.Backend, st.Files, want)
+		}
+		if _, isRemote := remote[st.Backend]; isRemote {
+			// A remote sandbox: its placement says where it lives, and its
+			// workspace is ~/workspace there (here, through the fake).
+			if r := st.Remote; r == nil || r.Provider != st.Backend || r.URL == "" || r.Template == "" {
+				t.Errorf("%s placement records %+v", st.Backend, st.Remote)
+			}
+			if !strings.HasSuffix(st.Dir, "/workspace") {
+				t.Errorf("%s ran in %s, want a workspace directory", st.Backend, st.Dir)
+			}
+			continue
+		}
+		if !sandbox.ValidID(st.Sandbox) {
+			t.Errorf("%s ran in sandbox %q", st.Backend, st.Sandbox)
 		}
 		if st.Backend != "local" && st.Dir != "/workspace" {
 			t.Errorf("%s ran in %s, want /workspace", st.Backend, st.Dir)
@@ -100,6 +122,23 @@ func TestPlacement(t *testing.T) {
 		t.Errorf("last chunk %+v", last)
 	}
 	t.Log(last.Note.Text)
+
+	// The run's dossier shows where each sandbox lived.
+	d, err := export.BuildDossier(ctx, rt.Store, out.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	providers := map[string]bool{}
+	for _, e := range d.Environment {
+		if e.Remote != nil && e.SandboxID != "" {
+			providers[e.Remote.Provider] = true
+		}
+	}
+	for b := range remote {
+		if !providers[b] {
+			t.Errorf("the dossier shows no %s sandbox: %+v", b, d.Environment)
+		}
+	}
 
 	again, err := rt.Replay(ctx, out.ID())
 	if err != nil {

@@ -14,8 +14,10 @@ type Stage struct {
 	Backend string
 	// Skipped says why the backend did not run ("" if it ran).
 	Skipped string
-	// Sandbox is the id of the sandbox the worker's tools ran in.
+	// Sandbox is the id of the sandbox the worker's tools ran in, and
+	// Remote where it lives if it is a remote provider's.
 	Sandbox string
+	Remote  *session.Remote
 	// Dir and Files are what `pwd; ls -A` printed there.
 	Dir   string
 	Files []string
@@ -37,7 +39,7 @@ func Stages(s *session.Session) []Stage {
 		case c.Note != nil:
 			st.Skipped = strings.TrimPrefix(c.Note.Text, fmt.Sprintf(skipped, seg))
 		case c.Placement != nil && c.Placement.SandboxID != "":
-			st.Sandbox = c.Placement.SandboxID
+			st.Sandbox, st.Remote = c.Placement.SandboxID, c.Placement.Remote
 		case c.ToolResult != nil && c.ToolResult.Tool == "run_command" && c.ToolResult.Error == nil:
 			st.Dir, st.Files = listing(c.ToolResult.Content)
 		}
@@ -66,8 +68,12 @@ func report(ctx context.Context, s *session.Session) (*session.Session, error) {
 			fmt.Fprintf(&b, "\n- %s: skipped (%s)", st.Backend, st.Skipped)
 			continue
 		}
-		fmt.Fprintf(&b, "\n- %s: sandbox %s, working directory %s, files: %s",
-			st.Backend, st.Sandbox, st.Dir, strings.Join(st.Files, ", "))
+		where := ""
+		if r := st.Remote; r != nil {
+			where = fmt.Sprintf(" (%s at %s, from %s)", r.Provider, r.URL, r.Template)
+		}
+		fmt.Fprintf(&b, "\n- %s: sandbox %s%s, working directory %s, files: %s",
+			st.Backend, st.Sandbox, where, st.Dir, strings.Join(st.Files, ", "))
 	}
 	return agent.Record(ctx, s, agent.Invoke(ctx, "report"), session.Note(b.String()))
 }
