@@ -100,7 +100,7 @@ func RunProcess(ctx context.Context, argv []string, dir string, env []string, c 
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
-	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start), ExitCode: -1}
+	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Dropped: stdout.Dropped() + stderr.Dropped(), Duration: time.Since(start), ExitCode: -1}
 	if cmd.ProcessState != nil {
 		res.ExitCode = cmd.ProcessState.ExitCode()
 	}
@@ -156,13 +156,19 @@ func Tee(buf io.Writer, w io.Writer) io.Writer {
 }
 
 // Capped keeps the first MaxOutput bytes written to it and accepts (and
-// drops) the rest: the output a Result keeps.
-type Capped struct{ bytes.Buffer }
+// drops, counting them) the rest: the output a Result keeps.
+type Capped struct {
+	bytes.Buffer
+	dropped int64
+}
 
 // Write implements io.Writer.
 func (c *Capped) Write(p []byte) (int, error) {
-	if room := MaxOutput - c.Len(); room > 0 {
-		c.Buffer.Write(p[:min(len(p), room)])
-	}
+	keep := min(len(p), max(0, MaxOutput-c.Len()))
+	c.Buffer.Write(p[:keep])
+	c.dropped += int64(len(p) - keep)
 	return len(p), nil
 }
+
+// Dropped is how many bytes were written past MaxOutput.
+func (c *Capped) Dropped() int64 { return c.dropped }

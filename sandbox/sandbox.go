@@ -89,9 +89,13 @@ type Command struct {
 
 // Result is what a command did.
 type Result struct {
-	ExitCode int           `json:"exit_code"`
-	Stdout   []byte        `json:"stdout,omitempty"`
-	Stderr   []byte        `json:"stderr,omitempty"`
+	ExitCode int    `json:"exit_code"`
+	Stdout   []byte `json:"stdout,omitempty"`
+	Stderr   []byte `json:"stderr,omitempty"`
+	// Dropped counts the output bytes past the first MaxOutput of stdout
+	// and of stderr, which the Result does not keep (Command.Stdout and
+	// Stderr still received them).
+	Dropped  int64         `json:"dropped_bytes,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
 	TimedOut bool          `json:"timed_out,omitempty"`
 }

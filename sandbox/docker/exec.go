@@ -111,6 +111,7 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 
 	res := sandbox.Result{ExitCode: e.exitCode()}
 	res.Stdout, res.Stderr, res.Duration = stdout.Bytes(), stderr.Bytes(), time.Since(start)
+	res.Dropped = stdout.Dropped() + stderr.Dropped()
 	switch {
 	case e.killed && ctx.Err() != nil:
 		return res, ctx.Err()

@@ -72,7 +72,7 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 		r = s.stop(mark, done, cancel)
 	}
 	flush()
-	res := sandbox.Result{ExitCode: r.code, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start)}
+	res := sandbox.Result{ExitCode: r.code, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Dropped: stdout.Dropped() + stderr.Dropped(), Duration: time.Since(start)}
 	switch {
 	case ctx.Err() != nil:
 		res.ExitCode = -1

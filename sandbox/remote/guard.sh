@@ -12,7 +12,7 @@
 #
 # An OP of the form b64:OP is for transports that carry output only as
 # text lines: the operation's stdout and stderr leave base64-encoded as
-# they come, a line for each read of up to 4 KiB, each decodable alone;
+# they come, a line for each read of up to 64 KiB, each decodable alone;
 # the guard's own failure line stays plain.
 tok=$1 ws=$2 op=$3
 shift 3
@@ -199,11 +199,11 @@ esac
 }
 
 # enc base64-encodes its input as it arrives: one line for each read of up
-# to 4 KiB (dd returns what a read gives), each line decodable alone. A
+# to 64 KiB (dd returns what a read gives), each line decodable alone. A
 # base64 reading the pipe itself would wait for a full block, holding back
 # the output of a command that prints a little and then works.
 enc() {
-	while c=$(dd bs=4096 count=1 2>/dev/null | base64 -w0) && [ -n "$c" ]; do
+	while c=$(dd bs=65536 count=1 2>/dev/null | base64 -w0) && [ -n "$c" ]; do
 		printf '%s\n' "$c"
 	done
 }

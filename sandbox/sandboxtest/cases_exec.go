@@ -198,3 +198,21 @@ func testClosed(t *testing.T, open Open) {
 		t.Fatalf("a second Close: %v", err)
 	}
 }
+
+// testCapped writes more than MaxOutput to stdout: the Result keeps the
+// first MaxOutput bytes and counts the rest; the Stdout writer gets all.
+func testCapped(t *testing.T, open Open) {
+	sb := fresh(t, open, session.Spec{})
+	const over = 1000
+	var all countWriter
+	r := run(t, sb, sandbox.Command{Shell: fmt.Sprintf("head -c %d /dev/zero; echo tail >&2", sandbox.MaxOutput+over), Stdout: &all})
+	if len(r.Stdout) != sandbox.MaxOutput || r.Dropped != over || all.n != sandbox.MaxOutput+over || string(r.Stderr) != "tail\n" {
+		t.Fatalf("kept %d bytes, dropped %d, streamed %d (stderr %q); want %d, %d, %d",
+			len(r.Stdout), r.Dropped, all.n, r.Stderr, sandbox.MaxOutput, over, sandbox.MaxOutput+over)
+	}
+}
+
+// countWriter counts what is written to it.
+type countWriter struct{ n int }
+
+func (c *countWriter) Write(p []byte) (int, error) { c.n += len(p); return len(p), nil }

@@ -36,6 +36,7 @@ func Run(t *testing.T, open Open) {
 		{"CloneIsolation", testClone},
 		{"EffectsAccuracy", testEffects},
 		{"StreamedOutput", testStream},
+		{"OutputCapped", testCapped},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.fn(t, open) })

@@ -89,6 +89,12 @@ func formatResult(r sandbox.Result) string {
 	if len(r.Stderr) > 0 {
 		fmt.Fprintf(&b, "--- stderr\n%s", r.Stderr)
 	}
+	if r.Dropped > 0 {
+		if !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "--- output cut: %d bytes past the first %d MiB of a stream were not kept\n", r.Dropped, sandbox.MaxOutput>>20)
+	}
 	return b.String()
 }
 
