@@ -41,6 +41,9 @@ func TestRemoteRunMovesFreely(t *testing.T) {
 		if r := e.run(id); r.Placed != opensandbox.Name || r.Pinned != "" || r.Host != "" {
 			t.Fatalf("a run on a remote sandbox: placed %q, pinned %q to host %q", r.Placed, r.Pinned, r.Host)
 		}
+		if out, _, _ := e.rath("status", string(id)); !strings.Contains(out, "pinned to no host") {
+			t.Fatalf("status of a run on a remote sandbox does not say it moves freely:\n%s", out)
+		}
 		e.worker("b", "--host", "host-b")
 		a.kill()
 		r := e.waitState(id, cluster.StateDone, 90*time.Second)

@@ -373,8 +373,11 @@ func printRun(w io.Writer, r *cluster.Run) {
 	if r.Revision != "" {
 		fmt.Fprintf(w, "  revision %s, %d slice(s), epoch %d\n", r.Revision, r.Slices, r.Epoch)
 	}
-	if r.Pinned != "" {
+	switch {
+	case r.Pinned != "":
 		fmt.Fprintf(w, "  pinned: %s\n", r.Pinned)
+	case r.Placed != "":
+		fmt.Fprintf(w, "  placed on the %s sandbox, which lives off any one host: the run is pinned to no host\n", r.Placed)
 	}
 	if r.Output != "" {
 		fmt.Fprintf(w, "  output %s\n", r.Output)
