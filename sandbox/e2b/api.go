@@ -119,7 +119,7 @@ func (a *api) setTimeout(ctx context.Context, id string, d time.Duration) error 
 }
 
 // fork asks the deployment for a copy of a running sandbox. A deployment
-// without the route answers 404 or 405 with no JSON: errUnsupported.
+// without the route answers 404 or 405 with no JSON: remote.ErrUnsupported.
 func (a *api) fork(ctx context.Context, id string) (created, error) {
 	var out []struct {
 		Sandbox *created `json:"sandbox,omitempty"`
@@ -131,7 +131,7 @@ func (a *api) fork(ctx context.Context, id string) (created, error) {
 	body := map[string]int{"timeout": seconds(a.o.Lifetime), "count": 1}
 	_, err := remote.JSON(ctx, a.http, a.o.Retry, http.MethodPost, a.url("/sandboxes/%s/fork", id), a.header(), body, &out, http.StatusCreated, http.StatusOK)
 	if err != nil {
-		return created{}, unsupported(err)
+		return created{}, remote.Unsupported(err)
 	}
 	switch {
 	case len(out) != 1:
@@ -152,24 +152,12 @@ func (a *api) snapshot(ctx context.Context, id string) (string, error) {
 	}
 	_, err := remote.JSON(ctx, a.http, a.o.Retry, http.MethodPost, a.url("/sandboxes/%s/snapshots", id), a.header(), map[string]any{}, &out, http.StatusCreated, http.StatusOK)
 	if err != nil {
-		return "", unsupported(err)
+		return "", remote.Unsupported(err)
 	}
 	if out.SnapshotID == "" {
 		return "", fmt.Errorf("%w: snapshot answered no snapshotID", remote.ErrAPI)
 	}
 	return out.SnapshotID, nil
-}
-
-// errUnsupported: the deployment has no such route (Cube, older E2B).
-var errUnsupported = errors.New("not offered by this deployment")
-
-func unsupported(err error) error {
-	var se *remote.StatusError
-	if errors.As(err, &se) && (se.Status == http.StatusNotFound && !strings.Contains(strings.ToLower(se.Message), "sandbox") ||
-		se.Status == http.StatusMethodNotAllowed || se.Status == http.StatusNotImplemented) {
-		return fmt.Errorf("%w: %v", errUnsupported, err)
-	}
-	return err
 }
 
 // list returns the sandboxes whose metadata holds every pair of match,

@@ -212,19 +212,13 @@ func (b *Backend) Attach(ctx context.Context, id string, spec session.Spec) (san
 // AttachPlacement reattaches a placement's sandbox, or, if it is gone and
 // the placement names a snapshot, creates a new one from the snapshot.
 func (b *Backend) AttachPlacement(ctx context.Context, pl session.Placement) (sandbox.Sandbox, error) {
-	sb, err := b.Attach(ctx, pl.SandboxID, pl.Spec)
-	if err == nil || !errors.Is(err, sandbox.ErrNotFound) || pl.Remote == nil || pl.Remote.SnapshotID == "" {
-		return sb, err
-	}
-	a, cerr := b.client()
-	if cerr != nil {
-		return nil, cerr
-	}
-	spec := pl.Spec
-	if spec.Image == "" {
-		spec.Image = pl.Remote.Template
-	}
-	return b.create(ctx, a, spec, pl.Remote.SnapshotID)
+	return remote.AttachPlacement(ctx, pl, b.Attach, func(ctx context.Context, spec session.Spec, snapshot string) (sandbox.Sandbox, error) {
+		a, err := b.client()
+		if err != nil {
+			return nil, err
+		}
+		return b.create(ctx, a, spec, snapshot)
+	})
 }
 
 // Kill implements sandbox.Provider.
@@ -242,17 +236,8 @@ func (b *Backend) Release(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	var rerr error
-	switch a.o.OnClose {
-	case OnCloseKill:
-		rerr = a.kill(ctx, id)
-	case OnClosePause:
-		rerr = a.pause(ctx, id)
-	}
-	if errors.Is(rerr, sandbox.ErrNotFound) {
-		return nil // gone already (expired, or killed by someone else)
-	}
-	return rerr
+	return remote.Release(ctx, a.o.OnClose, func(ctx context.Context) error { return a.kill(ctx, id) },
+		func(ctx context.Context) error { return a.pause(ctx, id) })
 }
 
 // List implements sandbox.Provider: the sandboxes whose metadata names rath.

@@ -2,7 +2,6 @@ package e2b
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/openrath/rath/sandbox"
@@ -18,33 +17,35 @@ func (b *Backend) clone(ctx context.Context, a *api, src *remote.Sandbox) (sandb
 	if spec.Image == "" {
 		spec.Image = template
 	}
-	if b.provider == E2B && !b.noFork.Load() {
-		sb, err := a.fork(ctx, src.ID())
-		if err == nil {
+	if b.provider == E2B {
+		sb, err := remote.Offered(&b.noFork, func() (sandbox.Sandbox, error) {
+			sb, err := a.fork(ctx, src.ID())
+			if err != nil {
+				return nil, err
+			}
 			return b.open(ctx, a, sb, src.Spec(), template, "")
+		})
+		if sb != nil || err != nil {
+			return sb, wrapErr(err, "%s: forking sandbox %s", b.provider, src.ID())
 		}
-		if !errors.Is(err, errUnsupported) {
-			return nil, fmt.Errorf("%s: forking sandbox %s: %w", b.provider, src.ID(), err)
-		}
-		b.noFork.Store(true)
-	}
-	if b.provider == E2B && !b.noSnapshot.Load() {
-		snap, err := a.snapshot(ctx, src.ID())
-		if err == nil {
+		sb, err = remote.Offered(&b.noSnapshot, func() (sandbox.Sandbox, error) {
+			snap, err := a.snapshot(ctx, src.ID())
+			if err != nil {
+				return nil, err
+			}
 			return b.create(ctx, a, spec, snap)
+		})
+		if sb != nil || err != nil {
+			return sb, wrapErr(err, "%s: snapshotting sandbox %s", b.provider, src.ID())
 		}
-		if !errors.Is(err, errUnsupported) {
-			return nil, fmt.Errorf("%s: snapshotting sandbox %s: %w", b.provider, src.ID(), err)
-		}
-		b.noSnapshot.Store(true)
 	}
-	dst, err := b.create(ctx, a, spec, "")
-	if err != nil {
-		return nil, err
+	return remote.CloneByCopy(ctx, src, func(ctx context.Context) (*remote.Sandbox, error) { return b.create(ctx, a, spec, "") }, a.kill)
+}
+
+// wrapErr says what failed, or is nil.
+func wrapErr(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
 	}
-	if err := remote.CopyTo(ctx, src, dst); err != nil {
-		_ = a.kill(context.WithoutCancel(ctx), dst.ID())
-		return nil, err
-	}
-	return dst, nil
+	return fmt.Errorf(format+": %w", append(args, err)...)
 }

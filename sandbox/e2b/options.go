@@ -20,9 +20,9 @@ const (
 
 // What a pool's Close does to the sandboxes it created.
 const (
-	OnCloseKill  = "kill"
-	OnClosePause = "pause"
-	OnCloseKeep  = "keep"
+	OnCloseKill  = remote.OnCloseKill
+	OnClosePause = remote.OnClosePause
+	OnCloseKeep  = remote.OnCloseKeep
 )
 
 // envdPort is the port of the envd daemon in every sandbox.
@@ -91,18 +91,10 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Template == "" {
 		o.Template = "base"
 	}
-	if o.Lifetime <= 0 {
-		o.Lifetime = 15 * time.Minute
-	}
-	if o.RenewEvery <= 0 {
-		o.RenewEvery = o.Lifetime / 3
-	}
-	switch o.OnClose {
-	case "":
-		o.OnClose = OnCloseKill
-	case OnCloseKill, OnClosePause, OnCloseKeep:
-	default:
-		return o, fmt.Errorf("e2b: on-close %q: want %s, %s or %s", o.OnClose, OnCloseKill, OnClosePause, OnCloseKeep)
+	o.Lifetime, o.RenewEvery = remote.Lifetimes(o.Lifetime, o.RenewEvery, 0)
+	var err error
+	if o.OnClose, err = remote.OnClose(o.OnClose); err != nil {
+		return o, fmt.Errorf("e2b: %w", err)
 	}
 	return o, nil
 }

@@ -198,7 +198,7 @@ func (a *api) snapshot(ctx context.Context, id string) (snapshotJSON, error) {
 	var out snapshotJSON
 	err := a.call(ctx, http.MethodPost, a.url("/sandboxes/%s/snapshots", id), map[string]any{}, &out, http.StatusAccepted, http.StatusCreated, http.StatusOK)
 	if err != nil {
-		return out, unsupported(err)
+		return out, remote.Unsupported(err)
 	}
 	if out.ID == "" {
 		return out, fmt.Errorf("%w: snapshot answered without an id", remote.ErrAPI)
@@ -210,20 +210,6 @@ func (a *api) getSnapshot(ctx context.Context, id string) (snapshotJSON, error) 
 	var out snapshotJSON
 	err := a.call(ctx, http.MethodGet, a.url("/snapshots/%s", id), nil, &out, http.StatusOK)
 	return out, notFound(err, "snapshot "+id)
-}
-
-// errUnsupported: the deployment offers no snapshots.
-var errUnsupported = errors.New("not offered by this deployment")
-
-// unsupported marks a refusal that says the route is not there: 501 (a
-// runtime without snapshots), 405, or a 404 that is not about a sandbox.
-func unsupported(err error) error {
-	var se *remote.StatusError
-	if errors.As(err, &se) && (se.Status == http.StatusNotFound && !strings.Contains(strings.ToLower(se.Message), "sandbox") ||
-		se.Status == http.StatusMethodNotAllowed || se.Status == http.StatusNotImplemented) {
-		return fmt.Errorf("%w: %v", errUnsupported, err)
-	}
-	return err
 }
 
 // list returns the sandboxes whose metadata holds every pair of match,

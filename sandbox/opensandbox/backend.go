@@ -327,19 +327,13 @@ func (b *Backend) renew(ctx context.Context, a *api, d sandboxJSON) error {
 // AttachPlacement reattaches a placement's sandbox, or, if it is gone and
 // the placement names a snapshot, creates a new one from the snapshot.
 func (b *Backend) AttachPlacement(ctx context.Context, pl session.Placement) (sandbox.Sandbox, error) {
-	sb, err := b.Attach(ctx, pl.SandboxID, pl.Spec)
-	if err == nil || !errors.Is(err, sandbox.ErrNotFound) || pl.Remote == nil || pl.Remote.SnapshotID == "" {
-		return sb, err
-	}
-	a, cerr := b.client()
-	if cerr != nil {
-		return nil, cerr
-	}
-	spec := pl.Spec
-	if spec.Image == "" {
-		spec.Image = pl.Remote.Template
-	}
-	return b.create(ctx, a, spec, pl.Remote.SnapshotID)
+	return remote.AttachPlacement(ctx, pl, b.Attach, func(ctx context.Context, spec session.Spec, snapshot string) (sandbox.Sandbox, error) {
+		a, err := b.client()
+		if err != nil {
+			return nil, err
+		}
+		return b.create(ctx, a, spec, snapshot)
+	})
 }
 
 // Kill implements sandbox.Provider.
@@ -357,19 +351,13 @@ func (b *Backend) Release(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	var rerr error
-	switch a.o.OnClose {
-	case OnCloseKill:
-		rerr = a.kill(ctx, id)
-	case OnClosePause:
-		if rerr = a.pause(ctx, id); isStatus(rerr, http.StatusConflict) {
-			rerr = nil // not running: paused already, or on its way out
-		}
-	}
-	if errors.Is(rerr, sandbox.ErrNotFound) {
-		return nil // gone already (expired, or deleted by someone else)
-	}
-	return rerr
+	return remote.Release(ctx, a.o.OnClose, func(ctx context.Context) error { return a.kill(ctx, id) },
+		func(ctx context.Context) error {
+			if err := a.pause(ctx, id); !isStatus(err, http.StatusConflict) {
+				return err
+			}
+			return nil // not running: paused already, or on its way out
+		})
 }
 
 // List implements sandbox.Provider: the sandboxes whose metadata names

@@ -2,7 +2,6 @@ package opensandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -22,25 +21,20 @@ func (b *Backend) clone(ctx context.Context, a *api, src *remote.Sandbox) (sandb
 	if spec.Image == "" {
 		spec.Image = src.Remote().Template
 	}
-	if !b.noSnapshot.Load() {
+	sb, err := remote.Offered(&b.noSnapshot, func() (sandbox.Sandbox, error) {
 		snap, err := b.snapshot(ctx, a, src.ID())
-		if err == nil {
-			return b.create(ctx, a, spec, snap)
+		if err != nil {
+			return nil, err
 		}
-		if !errors.Is(err, errUnsupported) {
-			return nil, fmt.Errorf("opensandbox: snapshotting sandbox %s: %w", src.ID(), err)
-		}
-		b.noSnapshot.Store(true)
-	}
-	dst, err := b.create(ctx, a, spec, "")
+		return b.create(ctx, a, spec, snap)
+	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("opensandbox: snapshotting sandbox %s: %w", src.ID(), err)
 	}
-	if err := remote.CopyTo(ctx, src, dst); err != nil {
-		_ = a.kill(context.WithoutCancel(ctx), dst.ID())
-		return nil, err
+	if sb != nil {
+		return sb, nil
 	}
-	return dst, nil
+	return remote.CloneByCopy(ctx, src, func(ctx context.Context) (*remote.Sandbox, error) { return b.create(ctx, a, spec, "") }, a.kill)
 }
 
 // snapshot takes a snapshot of a sandbox and waits until it is ready

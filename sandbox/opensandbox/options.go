@@ -15,9 +15,9 @@ const Name = "opensandbox"
 
 // What a pool's Close does to the sandboxes it created.
 const (
-	OnCloseKill  = "kill"
-	OnClosePause = "pause"
-	OnCloseKeep  = "keep"
+	OnCloseKill  = remote.OnCloseKill
+	OnClosePause = remote.OnClosePause
+	OnCloseKeep  = remote.OnCloseKeep
 )
 
 // execdPort is the port of the execd daemon in every sandbox.
@@ -100,25 +100,16 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Image == "" {
 		o.Image = "ubuntu:22.04"
 	}
-	if o.Lifetime <= 0 {
-		o.Lifetime = 15 * time.Minute
-	}
-	o.Lifetime = max(o.Lifetime, minLifetime)
-	if o.RenewEvery <= 0 {
-		o.RenewEvery = o.Lifetime / 3
-	}
+	o.Lifetime, o.RenewEvery = remote.Lifetimes(o.Lifetime, o.RenewEvery, minLifetime)
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = 2 * time.Minute
 	}
 	if o.Poll <= 0 {
 		o.Poll = 500 * time.Millisecond
 	}
-	switch o.OnClose {
-	case "":
-		o.OnClose = OnCloseKill
-	case OnCloseKill, OnClosePause, OnCloseKeep:
-	default:
-		return o, fmt.Errorf("opensandbox: on-close %q: want %s, %s or %s", o.OnClose, OnCloseKill, OnClosePause, OnCloseKeep)
+	var err error
+	if o.OnClose, err = remote.OnClose(o.OnClose); err != nil {
+		return o, fmt.Errorf("opensandbox: %w", err)
 	}
 	return o, nil
 }
