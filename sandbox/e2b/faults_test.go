@@ -2,8 +2,6 @@ package e2b_test
 
 import (
 	"errors"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -69,58 +67,5 @@ func TestServerErrorsAreRetried(t *testing.T) {
 	_, err = sb.Exec(ctx, sandbox.Command{Args: []string{"true"}})
 	if !errors.Is(err, remote.ErrAPI) || errors.Is(err, sandbox.ErrInterrupted) {
 		t.Fatalf("after the attempts: %v", err)
-	}
-}
-
-func TestStreamCutMidOutputIsInterrupted(t *testing.T) {
-	srv, b := startFake(t, e2bfake.Options{})
-	sb := open(t, b, session.Spec{})
-	defer sb.Close()
-	ctx := testCtx(t)
-	srv.Inject(e2bfake.Fault{Path: "/process.Process/Start", CutAfter: 200})
-	r, err := sb.Exec(ctx, sandbox.Command{Shell: `echo $$ > pid; i=0; while [ $i -lt 2000 ]; do echo line $i; i=$((i+1)); done; sleep 30; echo finished`})
-	if !errors.Is(err, sandbox.ErrInterrupted) || r.ExitCode == 0 {
-		t.Fatalf("a cut stream: exit %d, err %v", r.ExitCode, err)
-	}
-	if strings.Contains(string(r.Stdout), "finished") {
-		t.Fatal("the cut command ran to its end")
-	}
-	pid, err := sb.ReadFile(ctx, "pid")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, _ := strconv.Atoi(strings.TrimSpace(string(pid)))
-	if _, err := os.Stat("/proc/" + strconv.Itoa(n)); n == 0 || err == nil {
-		// The fake's processes are this host's: the interrupted command was
-		// killed, not left running.
-		st, _ := os.ReadFile("/proc/" + strconv.Itoa(n) + "/stat")
-		if !strings.Contains(string(st), ") Z ") {
-			t.Fatalf("the interrupted command (pid %d) still runs", n)
-		}
-	}
-}
-
-func TestExpiredSandboxIsOneClearError(t *testing.T) {
-	srv, b := startFake(t, e2bfake.Options{})
-	sb := open(t, b, session.Spec{})
-	defer sb.Close()
-	ctx := testCtx(t)
-	if _, err := sb.Exec(ctx, sandbox.Command{Args: []string{"true"}}); err != nil {
-		t.Fatal(err)
-	}
-	srv.Expire(sb.ID())
-	start := srv.Requests("/process.Process/Start")
-	_, err := sb.Exec(ctx, sandbox.Command{Args: []string{"true"}})
-	if !errors.Is(err, sandbox.ErrNotFound) || !strings.Contains(err.Error(), "no longer exists") {
-		t.Fatalf("exec in an expired sandbox: %v", err)
-	}
-	if n := srv.Requests("/process.Process/Start") - start; n != 1 {
-		t.Fatalf("an expired sandbox was asked %d times", n)
-	}
-	if _, err := sb.ReadFile(ctx, "x"); !errors.Is(err, sandbox.ErrNotFound) {
-		t.Fatalf("read in an expired sandbox: %v", err)
-	}
-	if _, err := b.Attach(ctx, sb.ID(), session.Spec{}); !errors.Is(err, sandbox.ErrNotFound) {
-		t.Fatalf("attach to an expired sandbox: %v", err)
 	}
 }
