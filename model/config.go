@@ -125,6 +125,28 @@ func mergeExtra(v any, extra map[string]json.RawMessage) ([]byte, error) {
 	return json.Marshal(all)
 }
 
+// Section returns the raw JSON of a top-level key of the file that this
+// package does not own (another part's section, such as "sandboxes"), or
+// nil.
+func (c *Config) Section(key string) json.RawMessage { return c.extra[key] }
+
+// SetSection sets such a section to v's JSON, kept through Save.
+func (c *Config) SetSection(key string, v any) error {
+	switch key {
+	case "default_model", "providers", "prices":
+		return fmt.Errorf("%w: %q is the model package's own key", ErrConfig, key)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if c.extra == nil {
+		c.extra = map[string]json.RawMessage{}
+	}
+	c.extra[key] = b
+	return nil
+}
+
 // ConfigPaths returns the config files in the order they are consulted:
 // $RATH_HOME/config.json (if RATH_HOME is set), then ~/.rath/config.json.
 func ConfigPaths(getenv func(string) string) []string {

@@ -111,3 +111,35 @@ func TestResolvePrecedence(t *testing.T) {
 		t.Fatalf("paths = %v", paths)
 	}
 }
+
+// Another part's section survives a load and a save, and can be set.
+func TestConfigSections(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(path, []byte(`{"default_model":"a:b","sandboxes":{"e2b":{"api_key":"k"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(c.Section("sandboxes")) != `{"e2b":{"api_key":"k"}}` {
+		t.Fatalf("section %s", c.Section("sandboxes"))
+	}
+	if err := c.SetSection("sandboxes", map[string]map[string]string{"cube": {"api_url": "u"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetSection("providers", 1); err == nil {
+		t.Fatal("a section overwrote the model's own key")
+	}
+	if err := c.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	again, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]map[string]string
+	if err := json.Unmarshal(again.Section("sandboxes"), &got); err != nil || again.DefaultModel != "a:b" || got["cube"]["api_url"] != "u" || len(got) != 1 {
+		t.Fatalf("after save: %+v %s %v", again, again.Section("sandboxes"), err)
+	}
+}

@@ -1,15 +1,68 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/model"
+	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/sandbox/remote"
 )
+
+// sandboxSettings reads the config file's "sandboxes" section: each
+// remote backend's settings (remote.FileSettings reads them).
+func sandboxSettings(mc *model.Config) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	if raw := mc.Section("sandboxes"); raw != nil {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			return nil, fmt.Errorf("%w: the sandboxes section is not an object of providers' string settings", model.ErrConfig)
+		}
+	}
+	return out, nil
+}
+
+// shownSandboxes is the section as shown: an api_key as set or not.
+func shownSandboxes(all map[string]map[string]string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for name, set := range all {
+		m := maps.Clone(set)
+		if _, ok := m[remote.KeyAPIKey]; ok {
+			m[remote.KeyAPIKey] = "set"
+		}
+		out[name] = m
+	}
+	return out
+}
+
+// setSandbox sets one remote backend's setting in the config.
+func setSandbox(mc *model.Config, name, key, val string) error {
+	b, err := sandbox.Lookup(name)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if _, ok := b.(sandbox.Provider); !ok {
+		return usageErr("%q is not a remote sandbox backend", name)
+	}
+	if !slices.Contains(remote.SettingKeys, key) {
+		return usageErr("unknown sandbox setting %q (%s)", key, strings.Join(remote.SettingKeys, ", "))
+	}
+	all, err := sandboxSettings(mc)
+	if err != nil {
+		return err
+	}
+	if all[name] == nil {
+		all[name] = map[string]string{}
+	}
+	all[name][key] = val
+	return mc.SetSection("sandboxes", all)
+}
 
 // configPath is the runtime home's config file.
 func (a *app) configPath() string {
@@ -27,19 +80,27 @@ func (a *app) configCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			sbx, err := sandboxSettings(mc)
+			if err != nil {
+				return err
+			}
+			shown := shownSandboxes(sbx)
 			if a.jsonOut {
-				return a.printJSON(map[string]any{"home": cfg.Home, "store": cfg.Store, "config_file": a.configPath(), "models": mc})
+				return a.printJSON(map[string]any{"home": cfg.Home, "store": cfg.Store, "config_file": a.configPath(), "models": mc, "sandboxes": shown})
 			}
 			fmt.Fprintf(a.stdout, "home           %s\nstore          %s\nconfig file    %s\ndefault model  %s\n", cfg.Home, cfg.Store, a.configPath(), orDash(mc.DefaultModel))
 			for name, p := range mc.Providers {
 				fmt.Fprintf(a.stdout, "provider       %s %s\n", name, p)
+			}
+			for _, name := range slices.Sorted(maps.Keys(shown)) {
+				fmt.Fprintf(a.stdout, "sandboxes      %s %v\n", name, shown[name])
 			}
 			return nil
 		},
 	}
 	set := &cobra.Command{
 		Use:   "set KEY VALUE",
-		Short: "Set default_model or providers.NAME.{api_key,base_url,model} in the home's config file (mode 0600)",
+		Short: "Set default_model, providers.NAME.{api_key,base_url,model} or sandboxes.NAME.{api_key,api_url,domain,template,image,ca_file} in the home's config file (mode 0600)",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
 			path := a.configPath()
@@ -67,8 +128,12 @@ func (a *app) configCmd() *cobra.Command {
 					return usageErr("unknown key %q (api_key, base_url or model)", key)
 				}
 				mc.Providers[parts[1]] = p
+			case len(parts) == 3 && parts[0] == "sandboxes":
+				if err := setSandbox(mc, parts[1], parts[2], val); err != nil {
+					return err
+				}
 			default:
-				return usageErr("unknown key %q (default_model, providers.NAME.api_key|base_url|model)", key)
+				return usageErr("unknown key %q (default_model, providers.NAME.api_key|base_url|model, sandboxes.NAME.%s)", key, strings.Join(remote.SettingKeys, "|"))
 			}
 			if err := mc.Save(path); err != nil {
 				return err

@@ -70,16 +70,17 @@ func Use(provider string, o Options) error {
 // client returns the backend's control plane, or why it cannot have one.
 func (b *Backend) client() (*api, error) {
 	b.mu.Lock()
-	var o Options
-	if b.opts != nil {
-		o = *b.opts
-	} else {
-		o = FromEnv(b.provider)
-	}
+	opts := b.opts
 	b.mu.Unlock()
+	var o Options
+	var err error
+	if opts != nil {
+		o = *opts
+	} else if o, err = FromEnv(b.provider).withFile(); err != nil {
+		return nil, err
+	}
 	o.Provider = b.provider
-	o, err := o.withDefaults()
-	if err != nil {
+	if o, err = o.withDefaults(); err != nil {
 		return nil, err
 	}
 	if m := o.missing(); m != "" {

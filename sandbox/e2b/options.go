@@ -73,6 +73,18 @@ func FromEnv(provider string) Options {
 	return o
 }
 
+// withFile fills what the environment left empty from the provider's entry
+// in rath's config file (remote.FileSettings).
+func (o Options) withFile() (Options, error) {
+	set, err := remote.FileSettings(o.Provider)
+	if err != nil {
+		return o, err
+	}
+	remote.Fill(set, map[string]*string{remote.KeyAPIKey: &o.APIKey, remote.KeyAPIURL: &o.APIURL,
+		remote.KeyDomain: &o.Domain, remote.KeyTemplate: &o.Template, remote.KeyCAFile: &o.CAFile})
+	return o, nil
+}
+
 // withDefaults fills in the defaults and checks what cannot default.
 func (o Options) withDefaults() (Options, error) {
 	if o.Provider == "" {

@@ -80,18 +80,33 @@ func (b *Backend) Options() Options {
 	return *b.opts
 }
 
-// configured reports whether the backend was given options, by Use or New
-// or by the environment (OPEN_SANDBOX_API_URL or OPEN_SANDBOX_DOMAIN).
+// configured reports whether the backend was given options, by Use or New,
+// by the environment (OPEN_SANDBOX_API_URL or OPEN_SANDBOX_DOMAIN) or by
+// rath's config file (an unreadable one counts: using it says why).
 func (b *Backend) configured() bool {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.opts != nil || envURL() != ""
+	set := b.opts != nil
+	b.mu.Unlock()
+	if set || envURL() != "" {
+		return true
+	}
+	file, err := remote.FileSettings(Name)
+	return err != nil || file != nil
 }
 
 // client returns the backend's lifecycle API, or why it cannot have one.
 func (b *Backend) client() (*api, error) {
-	o, err := b.Options().withDefaults()
-	if err != nil {
+	b.mu.Lock()
+	opts := b.opts
+	b.mu.Unlock()
+	var o Options
+	var err error
+	if opts != nil {
+		o = *opts
+	} else if o, err = FromEnv().withFile(); err != nil {
+		return nil, err
+	}
+	if o, err = o.withDefaults(); err != nil {
 		return nil, err
 	}
 	return &api{o: o, http: o.httpClient()}, nil

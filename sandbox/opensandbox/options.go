@@ -69,6 +69,17 @@ func FromEnv() Options {
 	}
 }
 
+// withFile fills what the environment left empty from the "opensandbox"
+// entry in rath's config file (remote.FileSettings).
+func (o Options) withFile() (Options, error) {
+	set, err := remote.FileSettings(Name)
+	if err != nil {
+		return o, err
+	}
+	remote.Fill(set, map[string]*string{remote.KeyAPIKey: &o.APIKey, remote.KeyAPIURL: &o.APIURL, remote.KeyImage: &o.Image})
+	return o, nil
+}
+
 // envURL is the lifecycle API's URL the environment names, or "".
 func envURL() string {
 	if u := os.Getenv("OPEN_SANDBOX_API_URL"); u != "" {

@@ -1,0 +1,90 @@
+package remote
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// ErrConfig marks an unreadable or unsafe config file.
+var ErrConfig = errors.New("remote sandbox config")
+
+// Setting keys of a provider's entry in the config file.
+const (
+	KeyAPIKey   = "api_key"
+	KeyAPIURL   = "api_url"
+	KeyDomain   = "domain"
+	KeyTemplate = "template"
+	KeyImage    = "image"
+	KeyCAFile   = "ca_file"
+)
+
+// SettingKeys are the keys a provider's entry may hold.
+var SettingKeys = []string{KeyAPIKey, KeyAPIURL, KeyDomain, KeyTemplate, KeyImage, KeyCAFile}
+
+// ConfigPaths are rath's config files in the order they are consulted:
+// $RATH_HOME/config.json (if RATH_HOME is set), then ~/.rath/config.json.
+func ConfigPaths() []string {
+	var out []string
+	if h := os.Getenv("RATH_HOME"); h != "" {
+		out = append(out, filepath.Join(h, "config.json"))
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		out = append(out, filepath.Join(home, ".rath", "config.json"))
+	}
+	return out
+}
+
+// FileSettings returns provider's entry in the "sandboxes" section of the
+// first config file that has one, e.g.
+//
+//	{"sandboxes": {"e2b": {"api_key": "...", "domain": "e2b.app"}}}
+//
+// (nil if none has). A config file readable by other users, or one that
+// is not valid JSON, is an error naming the file, never quoting it.
+func FileSettings(provider string) (map[string]string, error) {
+	for _, p := range ConfigPaths() {
+		m, err := fileSettings(p, provider)
+		if err != nil || m != nil {
+			return m, err
+		}
+	}
+	return nil, nil
+}
+
+func fileSettings(path, provider string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("%w: %s is readable by other users (mode %#o) and may hold API keys; run: chmod 600 %s",
+			ErrConfig, path, st.Mode().Perm(), path)
+	}
+	var file struct {
+		Sandboxes map[string]map[string]string `json:"sandboxes"`
+	}
+	if err := json.NewDecoder(f).Decode(&file); err != nil {
+		return nil, fmt.Errorf("%w: %s: the sandboxes section is not an object of providers' string settings", ErrConfig, path)
+	}
+	return file.Sandboxes[provider], nil
+}
+
+// Fill sets each empty *field from the setting of its key, if any.
+func Fill(settings map[string]string, fields map[string]*string) {
+	for k, p := range fields {
+		if *p == "" {
+			*p = settings[k]
+		}
+	}
+}
