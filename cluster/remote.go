@@ -47,21 +47,47 @@ func (c *Cluster) ended(ctx context.Context, run *Run) {
 	c.releaseRemote(ctx, run)
 }
 
-// releaseRemote releases the remote sandboxes of a run that ended (killed,
-// paused or kept, as their backend is configured): those recorded on it
-// when it was loaded, and those this process created for it since.
-func (c *Cluster) releaseRemote(ctx context.Context, run *Run) {
+// remoteOf returns a run's remote sandboxes (id -> backend): those
+// recorded on it when it was loaded, and those this process created for
+// it since. forget drops this process's record of them.
+func (c *Cluster) remoteOf(run *Run, forget bool) map[string]string {
 	all := maps.Clone(run.remote)
 	c.remoteMu.Lock()
+	defer c.remoteMu.Unlock()
 	if mine := c.remote[run.ID]; len(mine) > 0 {
 		if all == nil {
 			all = map[string]string{}
 		}
 		maps.Copy(all, mine)
 	}
-	delete(c.remote, run.ID)
-	c.remoteMu.Unlock()
-	for id, backend := range all {
+	if forget {
+		delete(c.remote, run.ID)
+	}
+	return all
+}
+
+// parkRemote pauses the remote sandboxes of a run that waits for a person
+// (an approval, a review): no worker holds them meanwhile, so their
+// lifetimes would run out; paused, they keep their workspaces until the
+// run's next slice attaches (and so resumes) them.
+func (c *Cluster) parkRemote(ctx context.Context, run *Run) {
+	for id, backend := range c.remoteOf(run, false) {
+		b, err := sandbox.Lookup(backend)
+		if err != nil {
+			continue
+		}
+		if p, ok := b.(sandbox.Provider); ok {
+			if err := p.Pause(ctx, id); err != nil {
+				c.log.Warn("cannot pause the remote sandbox of a waiting run", "run", run.ID, "sandbox", id, "err", err)
+			}
+		}
+	}
+}
+
+// releaseRemote releases the remote sandboxes of a run that ended (killed,
+// paused or kept, as their backend is configured).
+func (c *Cluster) releaseRemote(ctx context.Context, run *Run) {
+	for id, backend := range c.remoteOf(run, true) {
 		if err := sandbox.ReleaseRemote(ctx, backend, id); err != nil {
 			c.log.Warn("cannot release a remote sandbox", "run", run.ID, "sandbox", id, "err", err)
 			continue

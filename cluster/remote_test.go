@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -117,6 +118,62 @@ func TestRemoteRunMovesFreely(t *testing.T) {
 			if c != 1 {
 				t.Fatalf("effect %s is in the workspace %d times", n, c)
 			}
+		}
+	})
+}
+
+// A run on a remote sandbox that waits for a person pauses its sandbox (no
+// worker holds it, so its lifetime would run out meanwhile); the approved
+// run's next slice resumes it, finds the workspace as it was, and its end
+// releases it.
+func TestWaitingRunPausesItsRemoteSandbox(t *testing.T) {
+	const key = "os_test_key_not_a_secret"
+	srv, err := osfake.Start(osfake.Options{APIKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	t.Setenv("OPEN_SANDBOX_API_URL", srv.URL())
+	t.Setenv("OPEN_SANDBOX_API_KEY", key)
+	t.Setenv("RATH_REMOTE_ON_CLOSE", "")
+	client := opensandbox.New(opensandbox.Options{APIURL: srv.URL(), APIKey: key})
+	state := func(t *testing.T) (string, string) {
+		t.Helper()
+		listed, err := client.List(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(listed) != 1 {
+			return "", fmt.Sprintf("%d sandboxes", len(listed))
+		}
+		return listed[0].ID, listed[0].State
+	}
+
+	backends(t, func(t *testing.T, e *env) {
+		e.worker("w1")
+		id := e.submit(`{"steps":6,"latency_ms":1,"idempotent":true,"approval":true,"workspace":true,"sandbox":"opensandbox"}`)
+		e.waitState(id, cluster.StateWaitingApproval, 30*time.Second)
+		sb, st := state(t)
+		if st != "Paused" {
+			t.Fatalf("the waiting run's sandbox %s is %s, want Paused", sb, st)
+		}
+		if _, errOut, code := e.rath("approve", string(id), "--by", "ann"); code != 0 {
+			t.Fatalf("approve: %d %s", code, errOut)
+		}
+		r := e.waitState(id, cluster.StateDone, 60*time.Second)
+		e.exactlyOnce(id, 6)
+		e.verify(id)
+		out, err := e.rt.Store.Load(context.Background(), r.Output)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range out.All() {
+			if p := c.Placement; p != nil && p.SandboxID != "" && p.SandboxID != sb {
+				t.Fatalf("the approved run went on in sandbox %s, not in its paused %s", p.SandboxID, sb)
+			}
+		}
+		if n := srv.Sandboxes(); n != 0 {
+			t.Fatalf("%d sandboxes left after the run ended (kill on release)", n)
 		}
 	})
 }

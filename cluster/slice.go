@@ -231,6 +231,7 @@ func (w *Worker) settle(ctx, fctx context.Context, run *Run, out *session.Sessio
 		if merr := run.move(fctx, st, StateNeedsReview); merr != nil {
 			return w.lost(merr)
 		}
+		w.c.parkRemote(fctx, run)
 		w.c.log.Warn("run needs review", "run", run.ID, "err", err)
 		return nil
 	case errors.Is(err, flow.ErrPaused) || errors.Is(err, agent.ErrPaused):
@@ -241,6 +242,7 @@ func (w *Worker) settle(ctx, fctx context.Context, run *Run, out *session.Sessio
 		if merr := run.move(fctx, st, StateWaitingApproval); merr != nil {
 			return w.lost(merr)
 		}
+		w.c.parkRemote(fctx, run)
 		return nil
 	case errors.Is(err, store.ErrFenced):
 		return w.lost(err)

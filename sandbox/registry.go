@@ -141,6 +141,10 @@ type Provider interface {
 	// Release ends a sandbox a pool opened, as the backend is configured
 	// to (kill it, pause it, or leave it running until its timeout).
 	Release(ctx context.Context, id string) error
+	// Pause stops a sandbox, keeping its workspace, until Attach resumes
+	// it (its lifetime does not run while it is paused). A sandbox that is
+	// paused or gone already is no error.
+	Pause(ctx context.Context, id string) error
 }
 
 // Listed is a sandbox a Provider lists, with the metadata rath gave it.

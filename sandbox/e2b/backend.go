@@ -231,6 +231,18 @@ func (b *Backend) Kill(ctx context.Context, id string) error {
 	return a.kill(ctx, id)
 }
 
+// Pause implements sandbox.Provider.
+func (b *Backend) Pause(ctx context.Context, id string) error {
+	a, err := b.client()
+	if err != nil {
+		return err
+	}
+	if err := a.pause(ctx, id); !errors.Is(err, sandbox.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
 // Release implements sandbox.Provider: as Options.OnClose says.
 func (b *Backend) Release(ctx context.Context, id string) error {
 	a, err := b.client()

@@ -367,12 +367,28 @@ func (b *Backend) Release(ctx context.Context, id string) error {
 		return err
 	}
 	return remote.Release(ctx, a.o.OnClose, func(ctx context.Context) error { return a.kill(ctx, id) },
-		func(ctx context.Context) error {
-			if err := a.pause(ctx, id); !isStatus(err, http.StatusConflict) {
-				return err
-			}
-			return nil // not running: paused already, or on its way out
-		})
+		func(ctx context.Context) error { return pause(ctx, a, id) })
+}
+
+// Pause implements sandbox.Provider.
+func (b *Backend) Pause(ctx context.Context, id string) error {
+	a, err := b.client()
+	if err != nil {
+		return err
+	}
+	if err := pause(ctx, a, id); !errors.Is(err, sandbox.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+// pause pauses a sandbox; one that is not running (paused already, or on
+// its way out) is left as it is.
+func pause(ctx context.Context, a *api, id string) error {
+	if err := a.pause(ctx, id); !isStatus(err, http.StatusConflict) {
+		return err
+	}
+	return nil
 }
 
 // List implements sandbox.Provider: the sandboxes whose metadata names
