@@ -39,9 +39,11 @@ func TestChaos(t *testing.T) {
 		ids := make([]session.ID, 0, runs)
 		for range runs / 50 {
 			// 50 at a time through the Go API (a CLI process per run would
-			// measure process starts, not the cluster).
+			// measure process starts, not the cluster). Each model call
+			// takes 300 ms, so that the work outlasts several kills even
+			// when restarting a worker is slow (a loaded machine, -race).
 			for range 50 {
-				text := fmt.Sprintf(`{"steps":%d,"latency_ms":150,"idempotent":true}`, steps)
+				text := fmt.Sprintf(`{"steps":%d,"latency_ms":300,"idempotent":true}`, steps)
 				id, err := e.cl.Submit(context.Background(), "cluster", cluster.SubmitOptions{Input: &text})
 				if err != nil {
 					t.Fatal(err)
