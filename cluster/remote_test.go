@@ -14,23 +14,29 @@ import (
 	"github.com/openrath/rath/session"
 )
 
-// A run placed on a remote sandbox is pinned to no host: when its worker
-// is killed, a worker on another host takes it over and reattaches the
-// same sandbox (nothing to rebuild), every effect lands in its workspace
-// once, and the run's end releases the sandbox (paused here, as
-// RATH_REMOTE_ON_CLOSE says), which no worker's exit did before.
-func TestRemoteRunMovesFreely(t *testing.T) {
+// remoteFake starts a fake OpenSandbox that the worker processes reach
+// through the environment, releasing sandboxes as onClose says, and a
+// client of it.
+func remoteFake(t *testing.T, onClose string) (*osfake.Server, *opensandbox.Backend) {
 	const key = "os_test_key_not_a_secret"
 	srv, err := osfake.Start(osfake.Options{APIKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
-	// The worker processes reach the fake through the environment.
 	t.Setenv("OPEN_SANDBOX_API_URL", srv.URL())
 	t.Setenv("OPEN_SANDBOX_API_KEY", key)
-	t.Setenv("RATH_REMOTE_ON_CLOSE", opensandbox.OnClosePause)
-	client := opensandbox.New(opensandbox.Options{APIURL: srv.URL(), APIKey: key})
+	t.Setenv("RATH_REMOTE_ON_CLOSE", onClose)
+	return srv, opensandbox.New(opensandbox.Options{APIURL: srv.URL(), APIKey: key})
+}
+
+// A run placed on a remote sandbox is pinned to no host: when its worker
+// is killed, a worker on another host takes it over and reattaches the
+// same sandbox (nothing to rebuild), every effect lands in its workspace
+// once, and the run's end releases the sandbox (paused here, as
+// RATH_REMOTE_ON_CLOSE says), which no worker's exit did before.
+func TestRemoteRunMovesFreely(t *testing.T) {
+	srv, client := remoteFake(t, opensandbox.OnClosePause)
 
 	backends(t, func(t *testing.T, e *env) {
 		const steps = 20
@@ -127,16 +133,7 @@ func TestRemoteRunMovesFreely(t *testing.T) {
 // run's next slice resumes it, finds the workspace as it was, and its end
 // releases it.
 func TestWaitingRunPausesItsRemoteSandbox(t *testing.T) {
-	const key = "os_test_key_not_a_secret"
-	srv, err := osfake.Start(osfake.Options{APIKey: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	t.Setenv("OPEN_SANDBOX_API_URL", srv.URL())
-	t.Setenv("OPEN_SANDBOX_API_KEY", key)
-	t.Setenv("RATH_REMOTE_ON_CLOSE", "")
-	client := opensandbox.New(opensandbox.Options{APIURL: srv.URL(), APIKey: key})
+	srv, client := remoteFake(t, opensandbox.OnCloseKill)
 	state := func(t *testing.T) (string, string) {
 		t.Helper()
 		listed, err := client.List(context.Background())
