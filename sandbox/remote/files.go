@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path"
@@ -31,6 +32,10 @@ func (s *Sandbox) unstage(p string) {
 	_ = s.cfg.Conn.Remove(ctx, p)
 }
 
+// inlineLimit is the largest file ReadFile takes through the guard's
+// output on a transport that carries bytes.
+const inlineLimit = 1 << 20
+
 // ReadFile implements sandbox.Sandbox.
 func (s *Sandbox) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	if err := s.live(); err != nil {
@@ -43,10 +48,23 @@ func (s *Sandbox) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	if clean == "." {
 		return nil, fmt.Errorf("sandbox: the workspace root is a directory")
 	}
-	if s.cfg.Conn.BinaryOutput() {
-		return s.guard(ctx, clean, "read", dir, base)
-	}
 	st := s.stagePath()
+	if s.cfg.Conn.BinaryOutput() {
+		// A small file comes in the guard's output, one round trip; a
+		// large one is staged and downloaded, which moves raw bytes.
+		out, err := s.guard(ctx, clean, "read", dir, base, st, strconv.Itoa(inlineLimit))
+		if err != nil {
+			return nil, err
+		}
+		if data, ok := bytes.CutPrefix(out, []byte("inline\n")); ok {
+			return data, nil
+		}
+		if string(out) != "staged\n" {
+			return nil, fmt.Errorf("%s sandbox %s: reading %s: unexpected answer from the guard", s.cfg.Backend, s.cfg.ID, clean)
+		}
+		defer s.unstage(st)
+		return s.cfg.Conn.Download(ctx, st)
+	}
 	defer s.unstage(st)
 	if _, err := s.guard(ctx, clean, "read", dir, base, st); err != nil {
 		return nil, err

@@ -111,7 +111,9 @@ exec)
 	$run "$@" 4>&-
 	;;
 read)
-	# read DIR BASE [STAGE]: a file's bytes, to stdout or to STAGE.
+	# read DIR BASE [STAGE [LIMIT]]: a file's bytes, to stdout or to
+	# STAGE; with LIMIT, to stdout after a line "inline" if it holds at
+	# most LIMIT bytes, else to STAGE after a line "staged".
 	enter "$1"
 	{ command exec 3<"$2"; } 2>/dev/null || {
 		[ -e "$2" ] && fail denied
@@ -120,7 +122,16 @@ read)
 	t=$(readlink /proc/self/fd/3) || fail proc
 	inside "$t" || fail escape
 	[ -d /proc/self/fd/3 ] && fail isdir
-	if [ -n "$3" ]; then cat <&3 >"$3"; else cat <&3; fi
+	if [ -n "$4" ]; then
+		n=$(stat -L -c %s /proc/self/fd/3) || fail proc
+		if [ "$n" -le "$4" ]; then
+			echo inline
+			cat <&3
+		else
+			echo staged
+			cat <&3 >"$3"
+		fi
+	elif [ -n "$3" ]; then cat <&3 >"$3"; else cat <&3; fi
 	;;
 write)
 	# write DIR BASE STAGE: move the staged file into place.
