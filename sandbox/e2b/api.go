@@ -58,14 +58,7 @@ func (a *api) header() http.Header {
 	return h
 }
 
-func (a *api) url(format string, args ...any) string {
-	for i, v := range args {
-		if s, ok := v.(string); ok {
-			args[i] = url.PathEscape(s)
-		}
-	}
-	return a.o.APIURL + fmt.Sprintf(format, args...)
-}
+func (a *api) url(format string, args ...any) string { return remote.URL(a.o.APIURL, format, args...) }
 
 func seconds(d time.Duration) int { return max(1, int((d+time.Second-1)/time.Second)) }
 

@@ -116,14 +116,7 @@ func (a *api) header() http.Header {
 	return h
 }
 
-func (a *api) url(format string, args ...any) string {
-	for i, v := range args {
-		if s, ok := v.(string); ok {
-			args[i] = url.PathEscape(s)
-		}
-	}
-	return a.o.APIURL + fmt.Sprintf(format, args...)
-}
+func (a *api) url(format string, args ...any) string { return remote.URL(a.o.APIURL, format, args...) }
 
 // call sends a JSON request to the lifecycle API; a refused API key says
 // where the key comes from.

@@ -31,6 +31,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/openrath/rath/sandbox/remote/remotefake"
 )
 
 // Options configure the fake.
@@ -60,10 +62,11 @@ type Server struct {
 	mu        sync.Mutex
 	boxes     map[string]*box
 	snapshots map[string]string // snapshot id -> saved home
-	faults    []*Fault
-	counts    map[string]int
-	spent     map[string]time.Duration // URL path -> time in ServeHTTP
-	handled   map[string]int           // URL path -> requests ServeHTTP returned from
+	faults    remotefake.Faults
+
+	// Ledger counts requests by URL path and the time ServeHTTP spent on
+	// them (Requests, Handling).
+	remotefake.Ledger
 }
 
 // Start starts a fake on a loopback port.
@@ -91,8 +94,7 @@ func Start(o Options) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	s := &Server{opts: o, sc: sc, dir: dir, ln: ln, caPEM: caPEM, boxes: map[string]*box{}, snapshots: map[string]string{},
-		counts: map[string]int{}, spent: map[string]time.Duration{}, handled: map[string]int{}}
+	s := &Server{opts: o, sc: sc, dir: dir, ln: ln, caPEM: caPEM, boxes: map[string]*box{}, snapshots: map[string]string{}}
 	s.api = s.apiMux()
 	s.srv = &http.Server{Handler: s, TLSConfig: &tls.Config{Certificates: []tls.Certificate{leaf}}, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.srv.ServeTLS(ln, "", "") }()
@@ -153,13 +155,13 @@ func (s *Server) Transport(trust bool) *http.Transport {
 // answer for a sandbox it does not know. The time each request spends in
 // it is added up by path (see Handling).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	defer s.took(r.URL.Path, time.Now())
+	defer s.Done(r.URL.Path, time.Now())
 	host := r.Host
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
 	if f := s.fault(r); f != nil {
-		f.apply(w)
+		refuse(w, f)
 		return
 	}
 	switch {

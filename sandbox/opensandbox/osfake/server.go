@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/openrath/rath/sandbox/remote/remotefake"
 )
 
 // ExecdPort is the port execd listens on inside a sandbox.
@@ -52,10 +54,11 @@ type Server struct {
 	mu        sync.Mutex
 	boxes     map[string]*box
 	snapshots map[string]*snapshot
-	faults    []*Fault
-	counts    map[string]int           // requests by URL path, on arrival
-	spent     map[string]time.Duration // handling time by URL path
-	handled   map[string]int           // requests by URL path, when handled
+	faults    remotefake.Faults
+
+	// Ledger counts requests by URL path and the time ServeHTTP spent on
+	// them (Requests, Handling).
+	remotefake.Ledger
 }
 
 // Start starts a fake on a loopback port.
@@ -69,8 +72,7 @@ func Start(o Options) (*Server, error) {
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
-	s := &Server{opts: o, dir: dir, ln: ln, boxes: map[string]*box{}, snapshots: map[string]*snapshot{},
-		counts: map[string]int{}, spent: map[string]time.Duration{}, handled: map[string]int{}}
+	s := &Server{opts: o, dir: dir, ln: ln, boxes: map[string]*box{}, snapshots: map[string]*snapshot{}}
 	s.api, s.exec = s.lifecycleMux(), s.execdMux()
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
@@ -105,11 +107,11 @@ func (s *Server) host() string { return s.ln.Addr().String() }
 // ServeHTTP routes a request: the lifecycle API under /v1, a sandbox's
 // port under /sandboxes/ID/port/PORT.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	defer s.took(r.URL.Path, time.Now())
+	defer s.Done(r.URL.Path, time.Now())
 	if rest, ok := strings.CutPrefix(r.URL.Path, "/v1/"); ok {
 		route := "/" + rest
 		if f := s.fault(r, route); f != nil {
-			f.apply(w)
+			refuse(w, f)
 			return
 		}
 		s.api.ServeHTTP(w, r)
@@ -117,13 +119,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if id, port, route, ok := splitProxyPath(r.URL.Path); ok {
 		if f := s.fault(r, route); f != nil {
-			f.apply(w)
+			refuse(w, f)
 			return
 		}
 		s.serveProxy(w, r, id, port, route)
 		return
 	}
-	s.count(r.URL.Path)
+	s.Arrived(r.URL.Path)
 	writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"}) // FastAPI's answer
 }
 
