@@ -72,14 +72,8 @@ func (c *Cluster) remoteOf(run *Run, forget bool) map[string]string {
 // run's next slice attaches (and so resumes) them.
 func (c *Cluster) parkRemote(ctx context.Context, run *Run) {
 	for id, backend := range c.remoteOf(run, false) {
-		b, err := sandbox.Lookup(backend)
-		if err != nil {
-			continue
-		}
-		if p, ok := b.(sandbox.Provider); ok {
-			if err := p.Pause(ctx, id); err != nil {
-				c.log.Warn("cannot pause the remote sandbox of a waiting run", "run", run.ID, "sandbox", id, "err", err)
-			}
+		if err := sandbox.PauseRemote(ctx, backend, id); err != nil {
+			c.log.Warn("cannot pause the remote sandbox of a waiting run", "run", run.ID, "sandbox", id, "err", err)
 		}
 	}
 }

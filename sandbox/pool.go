@@ -285,16 +285,25 @@ func (p *Pool) Close() error {
 // backend is configured to; a backend that is not a Provider has nothing
 // to release.
 func ReleaseRemote(ctx context.Context, backend, id string) error {
-	b, err := Lookup(backend)
-	if err != nil {
+	pr, err := ProviderOf(backend)
+	if err != nil || pr == nil {
 		return err
-	}
-	pr, ok := b.(Provider)
-	if !ok {
-		return nil
 	}
 	if err := pr.Release(ctx, id); err != nil {
 		return fmt.Errorf("releasing %s sandbox %s: %w", backend, id, err)
+	}
+	return nil
+}
+
+// PauseRemote pauses a remote sandbox by backend and id; a backend that
+// is not a Provider has nothing to pause.
+func PauseRemote(ctx context.Context, backend, id string) error {
+	pr, err := ProviderOf(backend)
+	if err != nil || pr == nil {
+		return err
+	}
+	if err := pr.Pause(ctx, id); err != nil {
+		return fmt.Errorf("pausing %s sandbox %s: %w", backend, id, err)
 	}
 	return nil
 }

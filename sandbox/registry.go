@@ -147,6 +147,17 @@ type Provider interface {
 	Pause(ctx context.Context, id string) error
 }
 
+// ProviderOf returns the backend registered as name if it is a Provider,
+// nil if it is not one; ErrNotFound if no backend has that name.
+func ProviderOf(name string) (Provider, error) {
+	b, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	p, _ := b.(Provider)
+	return p, nil
+}
+
 // Listed is a sandbox a Provider lists, with the metadata rath gave it.
 type Listed struct {
 	Backend  string    `json:"backend"`

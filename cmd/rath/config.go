@@ -43,11 +43,11 @@ func shownSandboxes(all map[string]map[string]string) map[string]map[string]stri
 
 // setSandbox sets one remote backend's setting in the config.
 func setSandbox(mc *model.Config, name, key, val string) error {
-	b, err := sandbox.Lookup(name)
+	pr, err := sandbox.ProviderOf(name)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	if _, ok := b.(sandbox.Provider); !ok {
+	if pr == nil {
 		return usageErr("%q is not a remote sandbox backend", name)
 	}
 	if !slices.Contains(remote.SettingKeys, key) {

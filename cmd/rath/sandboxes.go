@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"syscall"
 	"text/tabwriter"
@@ -76,8 +78,8 @@ func (a *app) sandboxesCmd() *cobra.Command {
 					continue
 				}
 				if !dry {
-					b, _ := sandbox.Lookup(s.Backend)
-					if err := b.(sandbox.Provider).Kill(cmd.Context(), s.ID); err != nil && !errors.Is(err, sandbox.ErrNotFound) {
+					pr, _ := sandbox.ProviderOf(s.Backend) // listed: it is one
+					if err := pr.Kill(cmd.Context(), s.ID); err != nil && !errors.Is(err, sandbox.ErrNotFound) {
 						errs = append(errs, fmt.Errorf("%s sandbox %s: %w", s.Backend, s.ID, err))
 						continue
 					}
@@ -111,21 +113,19 @@ func (a *app) sandboxesCmd() *cobra.Command {
 // remoteSandboxes lists what every configured remote backend holds of
 // rath's. A backend that is not configured here is skipped with a note.
 func (a *app) remoteSandboxes(ctx context.Context, only string) ([]listedSandbox, error) {
-	var names []string
+	providers := map[string]sandbox.Provider{}
 	for _, n := range sandbox.Backends() {
-		b, _ := sandbox.Lookup(n)
-		if _, ok := b.(sandbox.Provider); ok && (only == "" || only == n) {
-			names = append(names, n)
+		if pr, _ := sandbox.ProviderOf(n); pr != nil && (only == "" || only == n) {
+			providers[n] = pr
 		}
 	}
-	if only != "" && len(names) == 0 {
+	if only != "" && len(providers) == 0 {
 		return nil, usageErr("--backend %q is not a remote sandbox backend (registered: %v)", only, sandbox.Backends())
 	}
 	host, _ := os.Hostname()
 	var out []listedSandbox
-	for _, n := range names {
-		b, _ := sandbox.Lookup(n)
-		listed, err := b.(sandbox.Provider).List(ctx)
+	for _, n := range slices.Sorted(maps.Keys(providers)) {
+		listed, err := providers[n].List(ctx)
 		if errors.Is(err, sandbox.ErrUnavailable) {
 			if only != "" {
 				return nil, err

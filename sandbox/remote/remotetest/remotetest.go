@@ -73,11 +73,11 @@ func testCtx(t *testing.T) context.Context {
 // listed lists what the registered backend's provider holds.
 func listed(t *testing.T, h Harness) []sandbox.Listed {
 	t.Helper()
-	b, err := sandbox.Lookup(h.Backend)
-	if err != nil {
-		t.Fatal(err)
+	pr, err := sandbox.ProviderOf(h.Backend)
+	if err != nil || pr == nil {
+		t.Fatalf("%s is not a remote backend (%v)", h.Backend, err)
 	}
-	ls, err := b.(sandbox.Provider).List(testCtx(t))
+	ls, err := pr.List(testCtx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
