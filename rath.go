@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,10 +16,11 @@ import (
 
 	"github.com/openrath/rath/export/otel"
 	"github.com/openrath/rath/memory"
-	"github.com/openrath/rath/memory/local"
+	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/store"
 
+	_ "github.com/openrath/rath/memory/local"        // memory "sqlite://"
 	_ "github.com/openrath/rath/sandbox/bwrap"       // sandbox backend "bwrap"
 	_ "github.com/openrath/rath/sandbox/docker"      // sandbox backend "docker"
 	_ "github.com/openrath/rath/sandbox/e2b"         // sandbox backends "e2b" and "cube"
@@ -36,6 +38,14 @@ type Config struct {
 	// Store is the store URL: sqlite:///<home>/rath.db by default, or
 	// postgres://...
 	Store string
+	// Memory is the long-term memory's URL. Empty: the store's own
+	// PostgreSQL database when the store is PostgreSQL (memory/postgres, in
+	// its own tables), so every worker of a cluster shares one memory; else
+	// sqlite:///<home>/memory.db (memory/local). $RATH_MEMORY, when set,
+	// stands for an empty Memory.
+	Memory string
+	// Embedder, if set, embeds memory entries for hybrid recall.
+	Embedder model.Embedder
 	// Tracing, if set, receives OpenTelemetry GenAI spans live as runs
 	// commit their steps (export/otel.Live), until Close.
 	Tracing trace.TracerProvider
@@ -45,14 +55,16 @@ type Config struct {
 type Runtime struct {
 	Home      string
 	StoreURL  string
+	MemoryURL string // Config.Memory, resolved
 	Store     store.Store
 	Sandboxes *sandbox.Pool
 
-	mu      sync.Mutex // guards memory
-	memory  memory.Memory
-	stop    context.CancelFunc // ends live tracing
-	traced  chan error
-	closers []func() error // OnClose's, run last first
+	mu       sync.Mutex // guards memory
+	memory   memory.Memory
+	embedder model.Embedder
+	stop     context.CancelFunc // ends live tracing
+	traced   chan error
+	closers  []func() error // OnClose's, run last first
 }
 
 // DefaultHome is $RATH_HOME, else ./.rath.
@@ -75,7 +87,26 @@ func (cfg Config) Resolve() Config {
 		}
 		cfg.Store = "sqlite://" + filepath.ToSlash(abs)
 	}
+	if cfg.Memory == "" {
+		cfg.Memory = os.Getenv("RATH_MEMORY")
+	}
+	if cfg.Memory == "" {
+		cfg.Memory = DefaultMemory(cfg.Home, cfg.Store)
+	}
 	return cfg
+}
+
+// DefaultMemory is the memory URL for a home and a store URL: the store's
+// own database when it is PostgreSQL, else memory.db in the home.
+func DefaultMemory(home, storeURL string) string {
+	if u, err := url.Parse(storeURL); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		return storeURL
+	}
+	abs, err := filepath.Abs(filepath.Join(home, "memory.db"))
+	if err != nil {
+		abs = filepath.Join(home, "memory.db")
+	}
+	return "sqlite://" + filepath.ToSlash(abs)
 }
 
 // Open opens the runtime: the home directory (created 0700), the store.
@@ -88,7 +119,7 @@ func Open(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runtime{Home: cfg.Home, StoreURL: cfg.Store, Store: st, Sandboxes: sandbox.NewPool()}
+	r := &Runtime{Home: cfg.Home, StoreURL: cfg.Store, MemoryURL: cfg.Memory, Store: st, Sandboxes: sandbox.NewPool(), embedder: cfg.Embedder}
 	if cfg.Tracing != nil {
 		lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 		r.stop, r.traced = stop, make(chan error, 1)
@@ -97,13 +128,13 @@ func Open(ctx context.Context, cfg Config) (*Runtime, error) {
 	return r, nil
 }
 
-// Memory returns the runtime's long-term memory (<home>/memory.db),
-// opening it on first use.
+// Memory returns the runtime's long-term memory (at MemoryURL), opening it
+// on first use.
 func (r *Runtime) Memory(ctx context.Context) (memory.Memory, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.memory == nil {
-		m, err := local.Open(ctx, filepath.Join(r.Home, "memory.db"))
+		m, err := memory.Open(ctx, r.MemoryURL, memory.Options{Embedder: r.embedder})
 		if err != nil {
 			return nil, err
 		}
