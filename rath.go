@@ -21,6 +21,7 @@ import (
 	"github.com/openrath/rath/store"
 
 	_ "github.com/openrath/rath/memory/local"        // memory "sqlite://"
+	_ "github.com/openrath/rath/memory/postgres"     // memory "postgres://"
 	_ "github.com/openrath/rath/sandbox/bwrap"       // sandbox backend "bwrap"
 	_ "github.com/openrath/rath/sandbox/docker"      // sandbox backend "docker"
 	_ "github.com/openrath/rath/sandbox/e2b"         // sandbox backends "e2b" and "cube"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"slices"
 	"sync"
@@ -19,6 +20,17 @@ type Options struct {
 	// Embedder, if set, embeds every entry written and makes recall hybrid:
 	// lexical and vector-similarity rankings fused by reciprocal rank.
 	Embedder model.Embedder
+	// Logger hears what a backend has to say at open, such as how it will
+	// rank; nil is slog.Default().
+	Logger *slog.Logger
+}
+
+// Log is o.Logger, or slog.Default() when it is nil.
+func (o Options) Log() *slog.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	return slog.Default()
 }
 
 // Opener opens a memory backend for a parsed URL.

@@ -1,0 +1,200 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/openrath/rath/memory"
+)
+
+// ranked is an entry and its score in one ranking.
+type ranked struct {
+	id    int64
+	score float64
+}
+
+// rrfK is the constant of reciprocal rank fusion: a hit at rank r (from 1)
+// in a list adds 1/(rrfK + r) to its score.
+const rrfK = 60
+
+// Search implements memory.Backend. See the package comment for the
+// ranking.
+func (b *Backend) Search(ctx context.Context, query string, scopes []string, k int) ([]memory.Hit, error) {
+	if len(scopes) == 0 || k <= 0 {
+		return nil, nil
+	}
+	scopes = dedupe(scopes)
+	if b.embedder == nil {
+		lex, err := b.lexical(ctx, query, scopes, k)
+		if err != nil {
+			return nil, err
+		}
+		return b.hits(ctx, lex)
+	}
+	n := max(4*k, 20)
+	lex, err := b.lexical(ctx, query, scopes, n)
+	if err != nil {
+		return nil, err
+	}
+	qv, err := b.embed(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	near, err := b.nearest(ctx, qv, scopes, n)
+	if err != nil {
+		return nil, err
+	}
+	fused := fuse(lex, near)
+	return b.hits(ctx, fused[:min(k, len(fused))])
+}
+
+// lexemes normalises a query's words with the memory's configuration:
+// stemmed, stop words gone, each once.
+func (b *Backend) lexemes(ctx context.Context, query string) ([]string, error) {
+	ws := words(query)
+	if len(ws) == 0 {
+		return nil, nil
+	}
+	rows, err := b.pool.Query(ctx, `SELECT DISTINCT l FROM unnest(tsvector_to_array(to_tsvector($1::regconfig, $2))) AS l ORDER BY l`,
+		b.language, strings.Join(ws, " "))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var l string
+		if err := rows.Scan(&l); err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// tsquery is the text of a one-lexeme tsquery. Lexemes come from words of
+// letters and digits, but are quoted all the same.
+func tsquery(lexeme string) string {
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(lexeme, `\`, `\\`), "'", "''") + "'"
+}
+
+// lexicalSQL ranks the entries of the scopes matching any lexeme by the
+// sum of idf-weighted ts_rank over the lexemes they hold.
+const lexicalSQL = `SELECT e.id, s.score
+	FROM rath_memory.entries e
+	CROSS JOIN LATERAL (SELECT sum(t.w * ts_rank(e.tsv, t.q)) AS score
+		FROM unnest($2::tsquery[], $3::float8[]) AS t(q, w) WHERE e.tsv @@ t.q) s
+	WHERE e.scope = ANY($1) AND e.tsv @@ $4::tsquery
+	ORDER BY s.score DESC, e.id LIMIT $5`
+
+// lexical returns the k best entries of the scopes by full-text rank, best
+// first, scores above zero only.
+func (b *Backend) lexical(ctx context.Context, query string, scopes []string, k int) ([]ranked, error) {
+	lex, err := b.lexemes(ctx, query)
+	if err != nil || len(lex) == 0 {
+		return nil, err
+	}
+	weights, err := b.idf(ctx, lex)
+	if err != nil {
+		return nil, err
+	}
+	qs := make([]string, len(lex))
+	for i, l := range lex {
+		qs[i] = tsquery(l)
+	}
+	rows, err := b.pool.Query(ctx, lexicalSQL, scopes, qs, weights, strings.Join(qs, " | "), k)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ranked
+	for rows.Next() {
+		var r ranked
+		if err := rows.Scan(&r.id, &r.score); err != nil {
+			return nil, err
+		}
+		if r.score > 0 {
+			out = append(out, r)
+		}
+	}
+	return out, rows.Err()
+}
+
+// hits loads the entries of rs, in rs's order, scored as in rs.
+func (b *Backend) hits(ctx context.Context, rs []ranked) ([]memory.Hit, error) {
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	ids := make([]int64, len(rs))
+	for i, r := range rs {
+		ids[i] = r.id
+	}
+	rows, err := b.pool.Query(ctx, `SELECT uri, content, provenance, id FROM rath_memory.entries WHERE id = ANY($1)`, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	byID := make(map[int64]memory.Entry, len(rs))
+	for rows.Next() {
+		var id int64
+		e, err := scanEntry(rows, &id)
+		if err != nil {
+			return nil, err
+		}
+		byID[id] = e
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]memory.Hit, 0, len(rs))
+	for _, r := range rs {
+		if e, ok := byID[r.id]; ok { // one deleted meanwhile is no hit
+			out = append(out, memory.Hit{Entry: e, Score: r.score})
+		}
+	}
+	return out, nil
+}
+
+// fuse merges rankings by reciprocal rank: best first, ties by id.
+func fuse(lists ...[]ranked) []ranked {
+	score := map[int64]float64{}
+	var order []int64
+	for _, l := range lists {
+		for i, r := range l {
+			if _, ok := score[r.id]; !ok {
+				order = append(order, r.id)
+			}
+			score[r.id] += 1 / float64(rrfK+i+1)
+		}
+	}
+	out := make([]ranked, len(order))
+	for i, id := range order {
+		out[i] = ranked{id: id, score: score[id]}
+	}
+	sortRanked(out)
+	return out
+}
+
+// sortRanked orders best first, ties by id.
+func sortRanked(rs []ranked) {
+	slices.SortFunc(rs, func(a, b ranked) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+}
+
+func dedupe(keys []string) []string {
+	seen := make(map[string]bool, len(keys))
+	out := keys[:0:0]
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -1,0 +1,167 @@
+package postgres
+
+import (
+	"container/heap"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/openrath/rath/model"
+)
+
+// embedderKey names the embedding model whose vectors a row holds.
+func embedderKey(e model.Embedder) string { return e.Provider() + ":" + e.Name() }
+
+// embed returns text's vector.
+func (b *Backend) embed(ctx context.Context, text string) ([]float32, error) {
+	out, err := b.embedder.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
+	}
+	if len(out.Vectors) != 1 || len(out.Vectors[0]) == 0 {
+		return nil, fmt.Errorf("embed: %d vectors for one text", len(out.Vectors))
+	}
+	return out.Vectors[0], nil
+}
+
+// literal quotes s as an SQL string literal (standard_conforming_strings,
+// on since PostgreSQL 9.1).
+func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// indexName is the HNSW index of one model's vectors of one dimension.
+func indexName(model string, dim int) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d", model, dim))
+	return "vectors_hnsw_" + hex.EncodeToString(sum[:6])
+}
+
+// ensureIndex creates, once per database, the partial HNSW index over the
+// backend's model's vectors of dimension dim: an index needs a fixed
+// dimension, and one table holds every model's. Without pgvector it does
+// nothing.
+func (b *Backend) ensureIndex(ctx context.Context, dim int) error {
+	if !b.hnsw {
+		return nil
+	}
+	m := embedderKey(b.embedder)
+	name := indexName(m, dim)
+	b.mu.Lock()
+	done := b.indexed[name]
+	b.mu.Unlock()
+	if done {
+		return nil
+	}
+	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrateLock)); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON rath_memory.vectors
+			USING hnsw ((embedding::vector(%d)) vector_cosine_ops) WHERE model = %s`, name, dim, literal(m)))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("create the HNSW index of %s: %w", m, err)
+	}
+	b.mu.Lock()
+	b.indexed[name] = true
+	b.mu.Unlock()
+	return nil
+}
+
+// nearest returns up to k entries of the scopes whose vectors are most
+// similar to q, at least minSim, best first.
+func (b *Backend) nearest(ctx context.Context, q []float32, scopes []string, k int) ([]ranked, error) {
+	if b.hnsw {
+		return b.nearestHNSW(ctx, q, scopes, k)
+	}
+	return b.nearestExact(ctx, q, scopes, k)
+}
+
+// nearestHNSW asks the index. The query repeats the index's expression and
+// predicate literally, so the planner can use it whatever the plan cache
+// does with parameters.
+func (b *Backend) nearestHNSW(ctx context.Context, q []float32, scopes []string, k int) ([]ranked, error) {
+	if err := b.ensureIndex(ctx, len(q)); err != nil {
+		return nil, err
+	}
+	expr := fmt.Sprintf("embedding::vector(%d)", len(q))
+	sql := fmt.Sprintf(`SELECT entry_id, 1 - (%s <=> $1) FROM rath_memory.vectors
+		WHERE model = %s AND scope = ANY($2) ORDER BY %s <=> $1 LIMIT $3`, expr, literal(embedderKey(b.embedder)), expr)
+	rows, err := b.pool.Query(ctx, sql, pgvector.NewVector(q), scopes, k)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ranked
+	for rows.Next() {
+		var r ranked
+		if err := rows.Scan(&r.id, &r.score); err != nil {
+			return nil, err
+		}
+		if r.score >= float64(b.minSim) && r.score > 0 {
+			out = append(out, r)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	sortRanked(out) // relaxed_order: the index may return near-ties out of order
+	return out, nil
+}
+
+// nearestExact reads every vector of the scopes and keeps the k best.
+func (b *Backend) nearestExact(ctx context.Context, q []float32, scopes []string, k int) ([]ranked, error) {
+	rows, err := b.pool.Query(ctx, `SELECT entry_id, vec FROM rath_memory.vectors WHERE model = $1 AND scope = ANY($2)`,
+		embedderKey(b.embedder), scopes)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	h := &minHeap{}
+	var v []float32
+	for rows.Next() {
+		var r ranked
+		if err := rows.Scan(&r.id, &v); err != nil {
+			return nil, err
+		}
+		if len(v) != len(q) {
+			continue // another dimension: not comparable
+		}
+		sim := model.Cosine(q, v)
+		if sim < b.minSim || sim <= 0 {
+			continue
+		}
+		r.score = float64(sim)
+		if h.Len() < k {
+			heap.Push(h, r)
+		} else if r.score > (*h)[0].score {
+			(*h)[0] = r
+			heap.Fix(h, 0)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]ranked, h.Len())
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(h).(ranked)
+	}
+	return out, nil
+}
+
+type minHeap []ranked
+
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(i, j int) bool { return h[i].score < h[j].score }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)        { *h = append(*h, x.(ranked)) }
+func (h *minHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
