@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
@@ -23,6 +24,9 @@ func init() {
 		})
 	}
 }
+
+// defaultMaxConns is the pool size when the URL sets no pool_max_conns.
+const defaultMaxConns = 16
 
 // defaultLanguage is the text-search configuration of a new memory.
 const defaultLanguage = "english"
@@ -121,6 +125,11 @@ func OpenBackend(ctx context.Context, rawURL string, o memory.Options) (*Backend
 		return nil, fmt.Errorf("memory/postgres %s: %w", name, err)
 	}
 	cfg.ConnConfig.RuntimeParams["application_name"] = "rath memory"
+	if !strings.Contains(conn, "pool_max_conns") {
+		// pgx's default (the CPUs, at least 4) queues concurrent writers
+		// behind each other's commit round trips.
+		cfg.MaxConns = defaultMaxConns
+	}
 	if b.hnsw {
 		cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 			if err := pgxvec.RegisterTypes(ctx, c); err != nil {
