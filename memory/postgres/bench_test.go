@@ -140,9 +140,9 @@ func bulkPut(ctx context.Context, be *Backend, es []memory.Entry) error {
 	}
 	src := make([][]any, len(ids))
 	for i, r := range ids {
-		src[i] = []any{r.id, r.scope, embedderKey(be.embedder), r.hash, vs.Vectors[i]}
+		src[i] = []any{r.id, r.scope, embedderKey(be.embedder), r.hash, vs.Vectors[i], encodeVector(vs.Vectors[i])}
 	}
-	_, err = be.pool.CopyFrom(ctx, pgx.Identifier{"rath_memory", "vectors"}, []string{"entry_id", "scope", "model", "hash", "vec"}, pgx.CopyFromRows(src))
+	_, err = be.pool.CopyFrom(ctx, pgx.Identifier{"rath_memory", "vectors"}, []string{"entry_id", "scope", "model", "hash", "vec", "raw"}, pgx.CopyFromRows(src))
 	return err
 }
 

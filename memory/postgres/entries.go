@@ -38,9 +38,9 @@ func (b *Backend) Put(ctx context.Context, e memory.Entry) error {
 		if err := b.ensureIndex(ctx, len(vec)); err != nil {
 			return err
 		}
-		args = append(args, embedderKey(b.embedder), vec)
-		q = upsert + ` INSERT INTO rath_memory.vectors(entry_id, scope, model, hash, vec) SELECT id, scope, $9, $4, $10 FROM e
-			ON CONFLICT(entry_id) DO UPDATE SET scope = excluded.scope, model = excluded.model, hash = excluded.hash, vec = excluded.vec`
+		args = append(args, embedderKey(b.embedder), vec, encodeVector(vec))
+		q = upsert + ` INSERT INTO rath_memory.vectors(entry_id, scope, model, hash, vec, raw) SELECT id, scope, $9, $4, $10, $11 FROM e
+			ON CONFLICT(entry_id) DO UPDATE SET scope = excluded.scope, model = excluded.model, hash = excluded.hash, vec = excluded.vec, raw = excluded.raw`
 	}
 	_, err = b.pool.Exec(ctx, q, args...)
 	return err

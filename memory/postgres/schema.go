@@ -38,7 +38,8 @@ var migrations = []string{
 		scope text COLLATE "C" NOT NULL,
 		model text NOT NULL,
 		hash text NOT NULL,
-		vec real[] NOT NULL);
+		vec real[] NOT NULL,
+		raw bytea NOT NULL);
 	CREATE INDEX vectors_scope ON rath_memory.vectors(model, scope);`,
 }
 

@@ -115,7 +115,7 @@ func (b *Backend) nearestHNSW(ctx context.Context, q []float32, scopes []string,
 
 // nearestExact reads every vector of the scopes and keeps the k best.
 func (b *Backend) nearestExact(ctx context.Context, q []float32, scopes []string, k int) ([]ranked, error) {
-	rows, err := b.pool.Query(ctx, `SELECT entry_id, vec FROM rath_memory.vectors WHERE model = $1 AND scope = ANY($2)`,
+	rows, err := b.pool.Query(ctx, `SELECT entry_id, raw FROM rath_memory.vectors WHERE model = $1 AND scope = ANY($2)`,
 		embedderKey(b.embedder), scopes)
 	if err != nil {
 		return nil, err
@@ -123,10 +123,14 @@ func (b *Backend) nearestExact(ctx context.Context, q []float32, scopes []string
 	defer rows.Close()
 	h := &minHeap{}
 	var v []float32
+	var raw []byte
 	for rows.Next() {
 		var r ranked
-		if err := rows.Scan(&r.id, &v); err != nil {
+		if err := rows.Scan(&r.id, &raw); err != nil {
 			return nil, err
+		}
+		if v, err = decodeVector(raw, v); err != nil {
+			return nil, fmt.Errorf("entry %d: %w", r.id, err)
 		}
 		if len(v) != len(q) {
 			continue // another dimension: not comparable
