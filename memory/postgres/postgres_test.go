@@ -289,3 +289,47 @@ func TestMixedModes(t *testing.T) {
 		t.Fatalf("the nearest-neighbour query does not use the HNSW index:\n%s", plan.String())
 	}
 }
+
+// TestCommonWordsPruned: ranking a query's rarer words first, and the whole
+// query only when that cannot settle the k best, gives the same answer as
+// ranking the whole query.
+func TestCommonWordsPruned(t *testing.T) {
+	db := freshDB(t)
+	be, err := OpenBackend(ctx, withParam(db, "vectors", VectorsExact), memory.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	if err := bulkPut(ctx, be, corpus(3000)); err != nil {
+		t.Fatal(err)
+	}
+	admin(t, db, "ANALYZE rath_memory.entries")
+	scopes := []string{"project/p1", "project/p4"}
+	pruned := 0
+	for i := range 60 {
+		q := fmt.Sprintf("w%d w%d", i%12, 40+i*37%2000)
+		got, err := be.lexical(ctx, q, scopes, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lex, _ := be.lexemes(ctx, q)
+		weights, _ := be.idf(ctx, lex)
+		qs := make([]string, len(lex))
+		for j, l := range lex {
+			qs[j] = tsquery(l)
+		}
+		want, err := be.rank(ctx, scopes, qs, weights, strings.Join(qs, " | "), 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%q: pruned %v, whole query %v", q, got, want)
+		}
+		if weights[0] < commonWeight != (weights[1] < commonWeight) {
+			pruned++
+		}
+	}
+	if pruned < 10 {
+		t.Fatalf("only %d of the queries mixed a common and a rare word: the test checks little", pruned)
+	}
+}

@@ -80,8 +80,8 @@ func tsquery(lexeme string) string {
 	return "'" + strings.ReplaceAll(strings.ReplaceAll(lexeme, `\`, `\\`), "'", "''") + "'"
 }
 
-// lexicalSQL ranks the entries of the scopes matching any lexeme by the
-// sum of idf-weighted ts_rank over the lexemes they hold.
+// lexicalSQL ranks the entries of the scopes matching $4 by the sum of
+// idf-weighted ts_rank over the lexemes ($2, weights $3) they hold.
 const lexicalSQL = `SELECT e.id, s.score
 	FROM rath_memory.entries e
 	CROSS JOIN LATERAL (SELECT sum(t.w * ts_rank(e.tsv, t.q)) AS score
@@ -89,8 +89,26 @@ const lexicalSQL = `SELECT e.id, s.score
 	WHERE e.scope = ANY($1) AND e.tsv @@ $4::tsquery
 	ORDER BY s.score DESC, e.id LIMIT $5`
 
+// Bounds of ts_rank for a one-lexeme query over a tsvector with positions
+// (weight D, 0.1): one occurrence scores 0.0608, and more approach 0.1.
+const (
+	rankMin = 0.0607
+	rankMax = 0.1
+)
+
+// commonWeight is the idf below which a lexeme is common (it is in more
+// than about 2% of entries): a query first matches its other lexemes only.
+const commonWeight = 3.9
+
 // lexical returns the k best entries of the scopes by full-text rank, best
 // first, scores above zero only.
+//
+// A common word matches a large share of the entries, and scoring them all
+// is what a recall costs. When a query has rarer words too, the entries
+// matching those are ranked first (scored on every word); if k of them
+// score above what an entry holding only the common words could reach —
+// their idf weights times rankMax — no such entry can enter the k best, and
+// the answer stands. Otherwise the whole query is ranked.
 func (b *Backend) lexical(ctx context.Context, query string, scopes []string, k int) ([]ranked, error) {
 	lex, err := b.lexemes(ctx, query)
 	if err != nil || len(lex) == 0 {
@@ -101,10 +119,28 @@ func (b *Backend) lexical(ctx context.Context, query string, scopes []string, k 
 		return nil, err
 	}
 	qs := make([]string, len(lex))
+	var rare []string
+	ceiling := 0.0 // the best score of an entry holding common words only
 	for i, l := range lex {
 		qs[i] = tsquery(l)
+		if weights[i] < commonWeight {
+			ceiling += weights[i] * rankMax
+		} else {
+			rare = append(rare, qs[i])
+		}
 	}
-	rows, err := b.pool.Query(ctx, lexicalSQL, scopes, qs, weights, strings.Join(qs, " | "), k)
+	if len(rare) > 0 && len(rare) < len(qs) {
+		out, err := b.rank(ctx, scopes, qs, weights, strings.Join(rare, " | "), k)
+		if err != nil || (len(out) == k && out[k-1].score > ceiling) {
+			return out, err
+		}
+	}
+	return b.rank(ctx, scopes, qs, weights, strings.Join(qs, " | "), k)
+}
+
+// rank scores the entries of the scopes matching match by every lexeme.
+func (b *Backend) rank(ctx context.Context, scopes, qs []string, weights []float64, match string, k int) ([]ranked, error) {
+	rows, err := b.pool.Query(ctx, lexicalSQL, scopes, qs, weights, match, k)
 	if err != nil {
 		return nil, err
 	}
