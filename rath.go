@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -47,6 +48,9 @@ type Config struct {
 	Memory string
 	// Embedder, if set, embeds memory entries for hybrid recall.
 	Embedder model.Embedder
+	// Logger hears what the runtime's parts say as they open, such as how
+	// the memory ranks; nil is slog.Default().
+	Logger *slog.Logger
 	// Tracing, if set, receives OpenTelemetry GenAI spans live as runs
 	// commit their steps (export/otel.Live), until Close.
 	Tracing trace.TracerProvider
@@ -63,6 +67,7 @@ type Runtime struct {
 	mu       sync.Mutex // guards memory
 	memory   memory.Memory
 	embedder model.Embedder
+	log      *slog.Logger
 	stop     context.CancelFunc // ends live tracing
 	traced   chan error
 	closers  []func() error // OnClose's, run last first
@@ -120,7 +125,8 @@ func Open(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Runtime{Home: cfg.Home, StoreURL: cfg.Store, MemoryURL: cfg.Memory, Store: st, Sandboxes: sandbox.NewPool(), embedder: cfg.Embedder}
+	r := &Runtime{Home: cfg.Home, StoreURL: cfg.Store, MemoryURL: cfg.Memory, Store: st, Sandboxes: sandbox.NewPool(),
+		embedder: cfg.Embedder, log: cfg.Logger}
 	if cfg.Tracing != nil {
 		lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 		r.stop, r.traced = stop, make(chan error, 1)
@@ -135,7 +141,7 @@ func (r *Runtime) Memory(ctx context.Context) (memory.Memory, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.memory == nil {
-		m, err := memory.Open(ctx, r.MemoryURL, memory.Options{Embedder: r.embedder})
+		m, err := memory.Open(ctx, r.MemoryURL, memory.Options{Embedder: r.embedder, Logger: r.log})
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,9 @@ package memory
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/openrath/rath/session"
@@ -32,6 +35,33 @@ type Entry struct {
 	URI        URI        `json:"-"`
 	Content    string     `json:"content"`
 	Provenance Provenance `json:"provenance"`
+}
+
+// ErrBadEntry: an entry's content or provenance cannot be stored.
+var ErrBadEntry = errors.New("memory: bad entry")
+
+// Check reports whether every backend can store e: a well-formed URI
+// (ErrBadURI), content without NUL characters (PostgreSQL's text cannot
+// hold one), and well-formed ids in its provenance (a recall copies them
+// into a chunk, which a store refuses if they are malformed).
+func (e Entry) Check() error {
+	if err := e.URI.Check(); err != nil {
+		return err
+	}
+	if strings.ContainsRune(e.Content, 0) {
+		return fmt.Errorf("%w: %s: content holds a NUL character", ErrBadEntry, e.URI)
+	}
+	if p := e.Provenance; p.Session != "" {
+		if err := p.Session.Validate(); err != nil {
+			return fmt.Errorf("%w: %s: provenance: %v", ErrBadEntry, e.URI, err)
+		}
+	}
+	for _, id := range e.Provenance.Evidence {
+		if err := id.Validate(); err != nil {
+			return fmt.Errorf("%w: %s: provenance: evidence: %v", ErrBadEntry, e.URI, err)
+		}
+	}
+	return nil
 }
 
 // Hash is the "sha256:<hex>" of the content.

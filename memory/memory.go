@@ -81,11 +81,11 @@ func (m *recorded) Remember(ctx context.Context, s *session.Session, e Entry) (*
 }
 
 func (m *recorded) write(ctx context.Context, s *session.Session, e Entry, op session.MemoryOp) (*session.Session, error) {
-	if err := e.URI.Check(); err != nil {
-		return s, err
-	}
 	if s != nil {
 		e.Provenance.Session = s.ID()
+	}
+	if err := e.Check(); err != nil {
+		return s, err
 	}
 	if e.Provenance.Time.IsZero() {
 		e.Provenance.Time = time.Now().UTC()

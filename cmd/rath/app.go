@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -42,6 +43,7 @@ type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	home, storeURL string
+	memoryURL      string
 	jsonOut        bool
 	root           *cobra.Command
 	rt             *rath.Runtime
@@ -60,11 +62,13 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&a.home, "home", "", "runtime home directory (env RATH_HOME, default ./.rath)")
 	root.PersistentFlags().StringVar(&a.storeURL, "store", "", "store URL: sqlite:///path/to.db (default under the home) or postgres://...")
+	root.PersistentFlags().StringVar(&a.memoryURL, "memory", "", "long-term memory URL: sqlite:///path or postgres://... (default: the store's PostgreSQL database, else <home>/memory.db; env RATH_MEMORY)")
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
 	root.AddCommand(a.versionCmd(), a.configCmd(), a.runCmd(), a.lsCmd(), a.showCmd(), a.graphCmd(), a.exportCmd(),
 		a.importCmd(), a.forkCmd(), a.mergeCmd(), a.replayCmd(), a.verifyCmd(), a.gcCmd(), a.serveCmd(), a.demoCmd(),
-		a.submitCmd(), a.workerCmd(), a.statusCmd(), a.cancelCmd(), a.approveCmd(), a.pendingCmd(), a.reviewCmd(), a.sandboxesCmd())
+		a.submitCmd(), a.workerCmd(), a.statusCmd(), a.cancelCmd(), a.approveCmd(), a.pendingCmd(), a.reviewCmd(), a.sandboxesCmd(),
+		a.memoryCmd())
 	a.root = root
 	return a
 }
@@ -122,7 +126,8 @@ func (a *app) runtime(ctx context.Context) (*rath.Runtime, error) {
 		// Sandbox workspaces and model config live under the home too.
 		os.Setenv("RATH_HOME", a.home)
 	}
-	rt, err := rath.Open(ctx, rath.Config{Home: a.home, Store: a.storeURL})
+	rt, err := rath.Open(ctx, rath.Config{Home: a.home, Store: a.storeURL, Memory: a.memoryURL,
+		Logger: slog.New(slog.DiscardHandler)}) // a worker says what it opened in its own words
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/cluster"
+	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -271,7 +272,12 @@ func (a *app) workerCmd() *cobra.Command {
 			go srv.Serve(ln)
 			defer srv.Close()
 			info := w.Info()
-			fmt.Fprintf(a.stderr, "worker %s: pool %s, health on http://%s/health/ready, store %s\n", info.ID, info.Pool, ln.Addr(), cl.Runtime().StoreURL)
+			fmt.Fprintf(a.stderr, "worker %s: pool %s, health on http://%s/health/ready, store %s\n", info.ID, info.Pool, ln.Addr(), redacted(cl.Runtime().StoreURL))
+			if m, err := cl.Runtime().Memory(ctx); err != nil {
+				fmt.Fprintf(a.stderr, "worker %s: memory %s cannot be opened (%v); runs that use memory will fail\n", info.ID, redacted(cl.Runtime().MemoryURL), err)
+			} else {
+				fmt.Fprintf(a.stderr, "worker %s: memory %s\n", info.ID, memory.Describe(m))
+			}
 			return w.Run(ctx)
 		},
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -64,6 +65,20 @@ func setSandbox(mc *model.Config, name, key, val string) error {
 	return mc.SetSection("sandboxes", all)
 }
 
+// redacted is a URL with its password, if any (in the user info or, as
+// PostgreSQL allows, a password= parameter), replaced by "xxxxx".
+func redacted(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(a URL that does not parse)"
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
+}
+
 // configPath is the runtime home's config file.
 func (a *app) configPath() string {
 	return filepath.Join(rath.Config{Home: a.home}.Resolve().Home, "config.json")
@@ -75,7 +90,7 @@ func (a *app) configCmd() *cobra.Command {
 		Short: "Show the configuration (home, store, models; keys never shown)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			cfg := rath.Config{Home: a.home, Store: a.storeURL}.Resolve()
+			cfg := rath.Config{Home: a.home, Store: a.storeURL, Memory: a.memoryURL}.Resolve()
 			mc, err := model.LoadConfig(a.configPath())
 			if err != nil {
 				return err
@@ -86,9 +101,9 @@ func (a *app) configCmd() *cobra.Command {
 			}
 			shown := shownSandboxes(sbx)
 			if a.jsonOut {
-				return a.printJSON(map[string]any{"home": cfg.Home, "store": cfg.Store, "config_file": a.configPath(), "models": mc, "sandboxes": shown})
+				return a.printJSON(map[string]any{"home": cfg.Home, "store": redacted(cfg.Store), "memory": redacted(cfg.Memory), "config_file": a.configPath(), "models": mc, "sandboxes": shown})
 			}
-			fmt.Fprintf(a.stdout, "home           %s\nstore          %s\nconfig file    %s\ndefault model  %s\n", cfg.Home, cfg.Store, a.configPath(), orDash(mc.DefaultModel))
+			fmt.Fprintf(a.stdout, "home           %s\nstore          %s\nmemory         %s\nconfig file    %s\ndefault model  %s\n", cfg.Home, redacted(cfg.Store), redacted(cfg.Memory), a.configPath(), orDash(mc.DefaultModel))
 			for name, p := range mc.Providers {
 				fmt.Fprintf(a.stdout, "provider       %s %s\n", name, p)
 			}

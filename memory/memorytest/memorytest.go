@@ -194,6 +194,19 @@ func testBad(t *testing.T, m memory.Memory) {
 	if _, err := m.Remember(ctx, nil, memory.Entry{URI: memory.URI{Scope: "nope", ScopeID: "x", Path: "y"}, Content: "c"}); !errors.Is(err, memory.ErrBadURI) {
 		t.Fatalf("bad scope: %v", err)
 	}
+	good := uri(t, "memory://project/p/bad")
+	for name, e := range map[string]memory.Entry{
+		"NUL in content":  {URI: good, Content: "a\x00b"},
+		"bad evidence id": {URI: good, Content: "c", Provenance: memory.Provenance{Evidence: []session.ChunkID{"not-a-chunk"}}},
+		"bad session id":  {URI: good, Content: "c", Provenance: memory.Provenance{Session: "nope"}},
+	} {
+		if _, err := m.Remember(ctx, nil, e); !errors.Is(err, memory.ErrBadEntry) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := m.Get(ctx, good); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("a refused entry was stored: %v", err)
+	}
 }
 
 func sorted(ss []string) []string {
