@@ -33,3 +33,12 @@ func TestShared(t *testing.T) {
 		})
 	}
 }
+
+// TestProcesses: four processes write one memory file at once.
+func TestProcesses(t *testing.T) {
+	memorytest.RunProcesses(t, "sqlite://"+filepath.Join(t.TempDir(), "m.db"), "TestProcessesChild", 4)
+}
+
+// TestProcessesChild is TestProcesses's child process; alone it does
+// nothing.
+func TestProcessesChild(t *testing.T) { memorytest.Child(t) }

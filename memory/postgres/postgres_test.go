@@ -333,3 +333,13 @@ func TestCommonWordsPruned(t *testing.T) {
 		t.Fatalf("only %d of the queries mixed a common and a rare word: the test checks little", pruned)
 	}
 }
+
+// TestProcesses: four processes write one memory at once.
+func TestProcesses(t *testing.T) {
+	db := freshDB(t)
+	memorytest.RunProcesses(t, db, "TestProcessesChild", 4)
+}
+
+// TestProcessesChild is TestProcesses's child process; alone it does
+// nothing.
+func TestProcessesChild(t *testing.T) { memorytest.Child(t) }
