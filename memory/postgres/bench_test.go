@@ -192,6 +192,17 @@ func BenchmarkRecall(b *testing.B) {
 		recallBench(b, memory.Over(be))
 		b.ReportMetric(r, "recall@10") // after the loop, which resets metrics
 	})
+	b.Run(fmt.Sprintf("backend=postgres/entries=%d/hybrid-384-clustered", n), func(b *testing.B) {
+		emb := newClustered(384)
+		be, err := OpenBackend(ctx, withParam(benchDB(b, n, emb), "vectors", VectorsHNSW), memory.Options{Embedder: emb, Logger: quiet})
+		if err != nil {
+			b.Skipf("no pgvector: %v", err)
+		}
+		defer be.Close()
+		r := indexRecall(b, be, 50)
+		recallBench(b, memory.Over(be))
+		b.ReportMetric(r, "recall@10")
+	})
 	b.Run("backend=postgres/entries=10000/hybrid-384-exact", func(b *testing.B) {
 		emb := scripted.Hashed(384)
 		m, err := Open(ctx, withParam(benchDB(b, 10_000, emb), "vectors", VectorsExact), memory.Options{Embedder: emb, Logger: quiet})
