@@ -126,7 +126,11 @@ func (a *app) runtime(ctx context.Context) (*rath.Runtime, error) {
 		// Sandbox workspaces and model config live under the home too.
 		os.Setenv("RATH_HOME", a.home)
 	}
-	rt, err := rath.Open(ctx, rath.Config{Home: a.home, Store: a.storeURL, Memory: a.memoryURL,
+	mem, err := a.memoryChoice()
+	if err != nil {
+		return nil, err
+	}
+	rt, err := rath.Open(ctx, rath.Config{Home: a.home, Store: a.storeURL, Memory: mem,
 		Logger: slog.New(slog.DiscardHandler)}) // a worker says what it opened in its own words
 	if err != nil {
 		return nil, err

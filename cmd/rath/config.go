@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/openrath/rath"
+	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/sandbox/remote"
@@ -79,6 +81,35 @@ func redacted(raw string) string {
 	return u.Redacted()
 }
 
+// memoryChoice is the memory URL the user chose: --memory, else
+// $RATH_MEMORY (left to rath.Config to read), else the config file's
+// "memory"; empty when none, for the runtime's default.
+func (a *app) memoryChoice() (string, error) {
+	if a.memoryURL != "" || os.Getenv("RATH_MEMORY") != "" {
+		return a.memoryURL, nil
+	}
+	mc, err := model.LoadConfig(a.configPath())
+	if err != nil {
+		return "", err
+	}
+	var u string
+	if raw := mc.Section("memory"); raw != nil {
+		if err := json.Unmarshal(raw, &u); err != nil {
+			return "", fmt.Errorf("%w: memory is not a URL string", model.ErrConfig)
+		}
+	}
+	return u, nil
+}
+
+// setMemory checks a memory URL before the config file keeps it.
+func setMemory(mc *model.Config, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || !slices.Contains(memory.Schemes(), u.Scheme) {
+		return usageErr("memory %q: a URL of scheme %s", redacted(raw), strings.Join(memory.Schemes(), ", "))
+	}
+	return mc.SetSection("memory", raw)
+}
+
 // configPath is the runtime home's config file.
 func (a *app) configPath() string {
 	return filepath.Join(rath.Config{Home: a.home}.Resolve().Home, "config.json")
@@ -90,7 +121,11 @@ func (a *app) configCmd() *cobra.Command {
 		Short: "Show the configuration (home, store, models; keys never shown)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			cfg := rath.Config{Home: a.home, Store: a.storeURL, Memory: a.memoryURL}.Resolve()
+			mem, err := a.memoryChoice()
+			if err != nil {
+				return err
+			}
+			cfg := rath.Config{Home: a.home, Store: a.storeURL, Memory: mem}.Resolve()
 			mc, err := model.LoadConfig(a.configPath())
 			if err != nil {
 				return err
@@ -115,7 +150,7 @@ func (a *app) configCmd() *cobra.Command {
 	}
 	set := &cobra.Command{
 		Use:   "set KEY VALUE",
-		Short: "Set default_model, providers.NAME.{api_key,base_url,model} or sandboxes.NAME.{api_key,api_url,domain,template,image,ca_file} in the home's config file (mode 0600)",
+		Short: "Set default_model, memory (a memory URL), providers.NAME.{api_key,base_url,model} or sandboxes.NAME.{api_key,api_url,domain,template,image,ca_file} in the home's config file (mode 0600)",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
 			path := a.configPath()
@@ -143,12 +178,16 @@ func (a *app) configCmd() *cobra.Command {
 					return usageErr("unknown key %q (api_key, base_url or model)", key)
 				}
 				mc.Providers[parts[1]] = p
+			case key == "memory":
+				if err := setMemory(mc, val); err != nil {
+					return err
+				}
 			case len(parts) == 3 && parts[0] == "sandboxes":
 				if err := setSandbox(mc, parts[1], parts[2], val); err != nil {
 					return err
 				}
 			default:
-				return usageErr("unknown key %q (default_model, providers.NAME.api_key|base_url|model, sandboxes.NAME.%s)", key, strings.Join(remote.SettingKeys, "|"))
+				return usageErr("unknown key %q (default_model, memory, providers.NAME.api_key|base_url|model, sandboxes.NAME.%s)", key, strings.Join(remote.SettingKeys, "|"))
 			}
 			if err := mc.Save(path); err != nil {
 				return err

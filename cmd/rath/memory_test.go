@@ -445,6 +445,24 @@ func TestConfigShowsMemory(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &cfg); err != nil || cfg["memory"] != "postgres://db.example/mem?password=xxxxx" || strings.Contains(out, "s3cret") {
 		t.Errorf("config --json with RATH_MEMORY: %v\n%s", err, out)
 	}
+
+	// The config file's memory, below --memory and $RATH_MEMORY.
+	t.Setenv("RATH_MEMORY", "")
+	kept := "sqlite://" + filepath.ToSlash(filepath.Join(abs, "kept.db"))
+	rathOK(t, home, "config", "set", "memory", kept)
+	if out := rathOK(t, home, "config"); !strings.Contains(out, "memory         "+kept+"\n") {
+		t.Errorf("config after config set memory:\n%s", out)
+	}
+	rathOK(t, home, "memory", "ls")
+	if _, err := os.Stat(filepath.Join(abs, "kept.db")); err != nil {
+		t.Errorf("the configured memory was not opened: %v", err)
+	}
+	if out := rathOK(t, home, "--memory", "sqlite:///elsewhere.db", "config"); !strings.Contains(out, "memory         sqlite:///elsewhere.db\n") {
+		t.Errorf("--memory over the config file:\n%s", out)
+	}
+	if code, _, errs := rathIn(t, home, "", "config", "set", "memory", "redis://x"); code != 2 || !strings.Contains(errs, "postgres, postgresql, sqlite") {
+		t.Errorf("config set memory redis://: exit %d, %s", code, errs)
+	}
 }
 
 // TestMemoryExportFailureLeavesNoFile: an entry the export format refuses
