@@ -49,9 +49,12 @@ type Backend struct {
 	language string
 	embedder model.Embedder // nil: lexical recall alone
 	minSim   float32
-	hnsw     bool   // vectors searched through pgvector's HNSW index
-	why      string // why not, when !hnsw
-	pgvector string // the extension's version, if installed
+	hnsw     bool // vectors searched through pgvector's HNSW index
+	// iterative: the index scan goes on until enough rows pass the scope
+	// filter (pgvector 0.8); before it, a wider search stands in.
+	iterative bool
+	why       string // why not, when !hnsw
+	pgvector  string // the extension's version, if installed
 
 	mu      sync.Mutex
 	indexed map[string]bool // HNSW indexes known to exist, by model and dimension
@@ -137,6 +140,10 @@ func OpenBackend(ctx context.Context, rawURL string, o memory.Options) (*Backend
 			}
 			// Scope filters apply after the index scan: iterate until
 			// enough rows pass them rather than return fewer.
+			if !b.iterative {
+				_, err := c.Exec(ctx, `SET hnsw.ef_search = 400`)
+				return err
+			}
 			_, err := c.Exec(ctx, `SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 100`)
 			return err
 		}
@@ -177,8 +184,11 @@ func (b *Backend) setUp(ctx context.Context, connURL string, p params) error {
 		return fmt.Errorf("%w: %v", ErrNoPgvector, err)
 	case err != nil:
 		b.why = err.Error()
+	case !versionAtLeast(version, 0, 5):
+		b.why = "pgvector " + version + " has no HNSW index (0.5.0 or later has)"
 	default:
 		b.hnsw = true
+		b.iterative = versionAtLeast(version, 0, 8)
 	}
 	return nil
 }
@@ -219,6 +229,21 @@ func enablePgvector(ctx context.Context, c *pgx.Conn, want bool) (string, error)
 	return v, err
 }
 
+// versionAtLeast reports whether an extension version "M.m.p" is at least
+// major.minor.
+func versionAtLeast(v string, major, minor int) bool {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	ma, err1 := strconv.Atoi(parts[0])
+	mi, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ma > major || ma == major && mi >= minor
+}
+
 // Name implements memory.Backend.
 func (b *Backend) Name() string { return "postgres" }
 
@@ -232,6 +257,9 @@ func (b *Backend) Describe() string {
 		s += "; vectors unused (no embedder)"
 	case b.hnsw:
 		s += " + vectors (" + embedderKey(b.embedder) + ") by pgvector " + b.pgvector + " HNSW, cosine"
+		if !b.iterative {
+			s += " (no iterative scan before pgvector 0.8: a recall of a few scopes may find fewer)"
+		}
 	default:
 		s += " + vectors (" + embedderKey(b.embedder) + ") by exact scan (" + b.why + ")"
 	}
