@@ -2,9 +2,6 @@ package rath_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/openrath/rath"
+	"github.com/openrath/rath/internal/pgtest"
 	"github.com/openrath/rath/memory"
 )
 
@@ -53,11 +51,7 @@ func TestMemoryFollowsTheStore(t *testing.T) {
 	}
 	t.Setenv("RATH_MEMORY", "")
 
-	server := os.Getenv("RATH_TEST_POSTGRES")
-	if server == "" {
-		t.Skip("RATH_TEST_POSTGRES is not set: the PostgreSQL half is skipped (./scripts/test sets it)")
-	}
-	db := freshDB(t, server)
+	db := pgtest.FreshDB(t, "rath_rt")
 	rt, err = rath.Open(ctx, rath.Config{Home: t.TempDir(), Store: db})
 	if err != nil {
 		t.Fatal(err)
@@ -82,28 +76,4 @@ func TestMemoryFollowsTheStore(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM rath_memory.entries`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("the store's database holds %d memory entries, %v", n, err)
 	}
-}
-
-// freshDB creates an empty database on server for one test.
-func freshDB(t *testing.T, server string) string {
-	t.Helper()
-	ctx := context.Background()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "rath_rt_" + hex.EncodeToString(b[:])
-	exec := func(sql string) {
-		conn, err := pgx.Connect(ctx, server)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, sql); err != nil {
-			t.Fatal(err)
-		}
-	}
-	exec("CREATE DATABASE " + name)
-	t.Cleanup(func() { exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") })
-	u, _ := url.Parse(server)
-	u.Path = "/" + name
-	return u.String()
 }

@@ -4,11 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,10 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/cluster"
+	"github.com/openrath/rath/internal/pgtest"
 	"github.com/openrath/rath/session"
 
 	_ "github.com/openrath/rath/examples/14_cluster" // the "cluster" workflow, also in the binary
@@ -60,36 +56,7 @@ func backends(t *testing.T, fn func(t *testing.T, e *env)) {
 	})
 }
 
-func freshDB(t testing.TB) string {
-	t.Helper()
-	server := os.Getenv("RATH_TEST_POSTGRES")
-	if server == "" {
-		t.Skip("RATH_TEST_POSTGRES is not set (a postgres:// URL of a server where the tests may create databases); ./scripts/test starts a throwaway server and sets it")
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "rath_cluster_" + hex.EncodeToString(b[:])
-	pgAdmin(t, server, "CREATE DATABASE "+name)
-	t.Cleanup(func() { pgAdmin(t, server, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
-	u, err := url.Parse(server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
-
-func pgAdmin(t testing.TB, dbURL, sql string) {
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, sql); err != nil {
-		t.Fatal(err)
-	}
-}
+func freshDB(t testing.TB) string { return pgtest.FreshDB(t, "rath_cluster") }
 
 // env is one cluster under test: a home, a store, worker processes, and
 // an in-test handle for looking at it.

@@ -2,54 +2,20 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/openrath/rath/internal/pgtest"
 )
-
-// freshPostgres creates an empty database for one test on the server of
-// RATH_TEST_POSTGRES (skipping without one), dropped when it ends.
-func freshPostgres(t *testing.T) string {
-	t.Helper()
-	server := os.Getenv("RATH_TEST_POSTGRES")
-	if server == "" {
-		t.Skip("RATH_TEST_POSTGRES is not set (a postgres:// URL of a server where the tests may create databases); ./scripts/test starts a throwaway server and sets it")
-	}
-	ctx := context.Background()
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "rath_cli_" + hex.EncodeToString(b[:])
-	exec := func(sql string) {
-		conn, err := pgx.Connect(ctx, server)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, sql); err != nil {
-			t.Fatal(err)
-		}
-	}
-	exec("CREATE DATABASE " + name)
-	t.Cleanup(func() { exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)") })
-	u, _ := url.Parse(server)
-	u.Path = "/" + name
-	return u.String()
-}
 
 // TestMemoryMovesToPostgresAndBack: a team moves a local memory into the
 // shared PostgreSQL one and back with export and import; the entries and
 // their provenance arrive unchanged, the shared memory recalls and explains
 // them, and a rollback there is recorded like any other.
 func TestMemoryMovesToPostgresAndBack(t *testing.T) {
-	pg := freshPostgres(t)
+	pg := pgtest.FreshDB(t, "rath_cli")
 	home := memoryHome(t)
 	sd := seedMemory(t, home)
 	file := filepath.Join(t.TempDir(), "local.jsonl")

@@ -3,8 +3,6 @@ package postgres
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/openrath/rath/internal/pgtest"
 	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/memory/memorytest"
 	"github.com/openrath/rath/model"
@@ -23,41 +22,11 @@ import (
 
 var ctx = context.Background()
 
-// serverURL is the server the tests create their databases on.
-func serverURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv("RATH_TEST_POSTGRES")
-	if u == "" {
-		t.Skip("RATH_TEST_POSTGRES is not set (a postgres:// URL of a server where the tests may create databases); ./scripts/test starts a throwaway server and sets it")
-	}
-	return u
-}
+func serverURL(t testing.TB) string { return pgtest.Server(t) }
 
-// freshDB creates an empty database for one test, dropped when it ends.
-func freshDB(t testing.TB) string {
-	t.Helper()
-	server := serverURL(t)
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "rath_mem_" + hex.EncodeToString(b[:])
-	admin(t, server, "CREATE DATABASE "+name)
-	t.Cleanup(func() { admin(t, server, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
-	u, _ := url.Parse(server)
-	u.Path = "/" + name
-	return u.String()
-}
+func freshDB(t testing.TB) string { return pgtest.FreshDB(t, "rath_mem") }
 
-func admin(t testing.TB, dbURL, sql string, args ...any) {
-	t.Helper()
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, sql, args...); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-}
+func admin(t testing.TB, dbURL, sql string, args ...any) { pgtest.Exec(t, dbURL, sql, args...) }
 
 // withParam adds a query parameter to a URL.
 func withParam(raw, k, v string) string {

@@ -2,11 +2,8 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,52 +12,21 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/openrath/rath/internal/pgtest"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 	"github.com/openrath/rath/store/storetest"
 )
 
 // serverURL is the server the tests create their databases on.
-func serverURL(t testing.TB) string {
-	t.Helper()
-	u := os.Getenv("RATH_TEST_POSTGRES")
-	if u == "" {
-		t.Skip("RATH_TEST_POSTGRES is not set (a postgres:// URL of a server where the tests may create databases); ./scripts/test starts a throwaway server and sets it")
-	}
-	return u
-}
+func serverURL(t testing.TB) string { return pgtest.Server(t) }
 
 // freshDB creates an empty database for one test, dropped when it ends, and
 // returns its URL.
-func freshDB(t testing.TB) string {
-	t.Helper()
-	server := serverURL(t)
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "rath_test_" + hex.EncodeToString(b[:])
-	admin(t, server, "CREATE DATABASE "+name)
-	t.Cleanup(func() { admin(t, server, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
-	u, err := url.Parse(server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
+func freshDB(t testing.TB) string { return pgtest.FreshDB(t, "rath_test") }
 
 // admin runs one statement on its own connection.
-func admin(t testing.TB, dbURL, sql string, args ...any) {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, sql, args...); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-}
+func admin(t testing.TB, dbURL, sql string, args ...any) { pgtest.Exec(t, dbURL, sql, args...) }
 
 func withDurability(dbURL string, d store.Durability) string {
 	u, _ := url.Parse(dbURL)
