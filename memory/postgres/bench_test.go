@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/memory/internal/rank"
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/model/scripted"
 )
@@ -47,7 +48,7 @@ func benchDB(b *testing.B, n int, emb model.Embedder) string {
 	server := serverURL(b)
 	name := fmt.Sprintf("rath_bench_mem_%d", n)
 	if emb != nil {
-		name += "_" + strings.NewReplacer(":", "_", "-", "_").Replace(embedderKey(emb))
+		name += "_" + strings.NewReplacer(":", "_", "-", "_").Replace(rank.EmbedderKey(emb))
 	}
 	u, _ := url.Parse(server)
 	u.Path = "/" + name
@@ -92,7 +93,7 @@ func benchDB(b *testing.B, n int, emb model.Embedder) string {
 			b.Fatal(err)
 		}
 		if _, err := c.Exec(ctx, fmt.Sprintf(`CREATE INDEX %s ON rath_memory.vectors USING hnsw ((embedding::vector(%d)) vector_cosine_ops) WHERE model = %s`,
-			indexName(embedderKey(emb), dim), dim, literal(embedderKey(emb)))); err != nil {
+			indexName(rank.EmbedderKey(emb), dim), dim, literal(rank.EmbedderKey(emb)))); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -140,7 +141,7 @@ func bulkPut(ctx context.Context, be *Backend, es []memory.Entry) error {
 	}
 	src := make([][]any, len(ids))
 	for i, r := range ids {
-		src[i] = []any{r.id, r.scope, embedderKey(be.embedder), r.hash, vs.Vectors[i], encodeVector(vs.Vectors[i])}
+		src[i] = []any{r.id, r.scope, rank.EmbedderKey(be.embedder), r.hash, vs.Vectors[i], encodeVector(vs.Vectors[i])}
 	}
 	_, err = be.pool.CopyFrom(ctx, pgx.Identifier{"rath_memory", "vectors"}, []string{"entry_id", "scope", "model", "hash", "vec", "raw"}, pgx.CopyFromRows(src))
 	return err
@@ -243,10 +244,10 @@ func indexRecall(b *testing.B, be *Backend, queries int) float64 {
 		if len(exact) == 0 {
 			continue
 		}
-		kth := exact[len(exact)-1].score
+		kth := exact[len(exact)-1].Score
 		hit := 0
 		for _, r := range approx {
-			if r.score >= kth-1e-5 {
+			if r.Score >= kth-1e-5 {
 				hit++
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/memory/internal/rank"
 )
 
 // Put implements memory.Backend: one statement inserts or replaces the
@@ -38,7 +39,7 @@ func (b *Backend) Put(ctx context.Context, e memory.Entry) error {
 		if err := b.ensureIndex(ctx, len(vec)); err != nil {
 			return err
 		}
-		args = append(args, embedderKey(b.embedder), vec, encodeVector(vec))
+		args = append(args, rank.EmbedderKey(b.embedder), vec, encodeVector(vec))
 		q = upsert + ` INSERT INTO rath_memory.vectors(entry_id, scope, model, hash, vec, raw) SELECT id, scope, $9, $4, $10, $11 FROM e
 			ON CONFLICT(entry_id) DO UPDATE SET scope = excluded.scope, model = excluded.model, hash = excluded.hash, vec = excluded.vec, raw = excluded.raw`
 	}
@@ -73,13 +74,9 @@ func (b *Backend) Get(ctx context.Context, uri memory.URI) (memory.Entry, error)
 	return e, err
 }
 
-// prefixRange is the half-open range of URIs (collated bytewise) starting
-// with prefix.
-func prefixRange(prefix string) (lo, hi string) { return prefix, prefix + "\U0010FFFF" }
-
 // List implements memory.Backend.
 func (b *Backend) List(ctx context.Context, prefix string) ([]memory.Entry, error) {
-	lo, hi := prefixRange(prefix)
+	lo, hi := rank.PrefixRange(prefix)
 	rows, err := b.pool.Query(ctx, `SELECT uri, content, provenance FROM rath_memory.entries WHERE uri >= $1 AND uri < $2 ORDER BY uri`, lo, hi)
 	if err != nil {
 		return nil, err
@@ -106,7 +103,7 @@ func (b *Backend) Delete(ctx context.Context, sel memory.Selector) ([]memory.URI
 		where = append(where, "uri = "+arg(sel.URI))
 	}
 	if sel.Prefix != "" {
-		lo, hi := prefixRange(sel.Prefix)
+		lo, hi := rank.PrefixRange(sel.Prefix)
 		where = append(where, "uri >= "+arg(lo)+" AND uri < "+arg(hi))
 	}
 	if sel.Session != "" {

@@ -14,6 +14,7 @@ import (
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
 
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/memory/internal/rank"
 	"github.com/openrath/rath/model"
 )
 
@@ -256,12 +257,12 @@ func (b *Backend) Describe() string {
 	case b.embedder == nil:
 		s += "; vectors unused (no embedder)"
 	case b.hnsw:
-		s += " + vectors (" + embedderKey(b.embedder) + ") by pgvector " + b.pgvector + " HNSW, cosine"
+		s += " + vectors (" + rank.EmbedderKey(b.embedder) + ") by pgvector " + b.pgvector + " HNSW, cosine"
 		if !b.iterative {
 			s += " (no iterative scan before pgvector 0.8: a recall of a few scopes may find fewer)"
 		}
 	default:
-		s += " + vectors (" + embedderKey(b.embedder) + ") by exact scan (" + b.why + ")"
+		s += " + vectors (" + rank.EmbedderKey(b.embedder) + ") by exact scan (" + b.why + ")"
 	}
 	return s
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/openrath/rath/internal/pgtest"
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/memory/internal/rank"
 	"github.com/openrath/rath/memory/memorytest"
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/model/scripted"
@@ -245,7 +246,7 @@ func TestMixedModes(t *testing.T) {
 	}
 	var plan strings.Builder
 	rows, err := conn.Query(ctx, fmt.Sprintf(`EXPLAIN SELECT entry_id FROM rath_memory.vectors WHERE model = %s AND scope = ANY($1)
-		ORDER BY embedding::vector(64) <=> $2::vector(64) LIMIT 5`, literal(embedderKey(scripted.Hashed(64)))), []string{"project/p"}, "["+strings.Repeat("0.1,", 63)+"0.1]")
+		ORDER BY embedding::vector(64) <=> $2::vector(64) LIMIT 5`, literal(rank.EmbedderKey(scripted.Hashed(64)))), []string{"project/p"}, "["+strings.Repeat("0.1,", 63)+"0.1]")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +255,7 @@ func TestMixedModes(t *testing.T) {
 		rows.Scan(&line)
 		plan.WriteString(line + "\n")
 	}
-	if !strings.Contains(plan.String(), indexName(embedderKey(scripted.Hashed(64)), 64)) {
+	if !strings.Contains(plan.String(), indexName(rank.EmbedderKey(scripted.Hashed(64)), 64)) {
 		t.Fatalf("the nearest-neighbour query does not use the HNSW index:\n%s", plan.String())
 	}
 }
@@ -287,7 +288,7 @@ func TestCommonWordsPruned(t *testing.T) {
 		for j, l := range lex {
 			qs[j] = tsquery(l)
 		}
-		want, err := be.rank(ctx, scopes, qs, weights, strings.Join(qs, " | "), 5)
+		want, err := be.scoreQuery(ctx, scopes, qs, weights, strings.Join(qs, " | "), 5)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,23 +1,12 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"strings"
 
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/memory/internal/rank"
 )
-
-// ranked is an entry and its score in one ranking.
-type ranked struct {
-	id    int64
-	score float64
-}
-
-// rrfK is the constant of reciprocal rank fusion: a hit at rank r (from 1)
-// in a list adds 1/(rrfK + r) to its score.
-const rrfK = 60
 
 // Search implements memory.Backend. See the package comment for the
 // ranking.
@@ -25,7 +14,7 @@ func (b *Backend) Search(ctx context.Context, query string, scopes []string, k i
 	if len(scopes) == 0 || k <= 0 {
 		return nil, nil
 	}
-	scopes = dedupe(scopes)
+	scopes = rank.Dedupe(scopes)
 	if b.embedder == nil {
 		lex, err := b.lexical(ctx, query, scopes, k)
 		if err != nil {
@@ -46,7 +35,7 @@ func (b *Backend) Search(ctx context.Context, query string, scopes []string, k i
 	if err != nil {
 		return nil, err
 	}
-	fused := fuse(lex, near)
+	fused := rank.Fuse(lex, near)
 	return b.hits(ctx, fused[:min(k, len(fused))])
 }
 
@@ -109,7 +98,7 @@ const commonWeight = 3.9
 // score above what an entry holding only the common words could reach —
 // their idf weights times rankMax — no such entry can enter the k best, and
 // the answer stands. Otherwise the whole query is ranked.
-func (b *Backend) lexical(ctx context.Context, query string, scopes []string, k int) ([]ranked, error) {
+func (b *Backend) lexical(ctx context.Context, query string, scopes []string, k int) ([]rank.Ranked, error) {
 	lex, err := b.lexemes(ctx, query)
 	if err != nil || len(lex) == 0 {
 		return nil, err
@@ -130,28 +119,28 @@ func (b *Backend) lexical(ctx context.Context, query string, scopes []string, k 
 		}
 	}
 	if len(rare) > 0 && len(rare) < len(qs) {
-		out, err := b.rank(ctx, scopes, qs, weights, strings.Join(rare, " | "), k)
-		if err != nil || (len(out) == k && out[k-1].score > ceiling) {
+		out, err := b.scoreQuery(ctx, scopes, qs, weights, strings.Join(rare, " | "), k)
+		if err != nil || (len(out) == k && out[k-1].Score > ceiling) {
 			return out, err
 		}
 	}
-	return b.rank(ctx, scopes, qs, weights, strings.Join(qs, " | "), k)
+	return b.scoreQuery(ctx, scopes, qs, weights, strings.Join(qs, " | "), k)
 }
 
-// rank scores the entries of the scopes matching match by every lexeme.
-func (b *Backend) rank(ctx context.Context, scopes, qs []string, weights []float64, match string, k int) ([]ranked, error) {
+// scoreQuery scores the entries of the scopes matching match by every lexeme.
+func (b *Backend) scoreQuery(ctx context.Context, scopes, qs []string, weights []float64, match string, k int) ([]rank.Ranked, error) {
 	rows, err := b.pool.Query(ctx, lexicalSQL, scopes, qs, weights, match, k)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []ranked
+	var out []rank.Ranked
 	for rows.Next() {
-		var r ranked
-		if err := rows.Scan(&r.id, &r.score); err != nil {
+		var r rank.Ranked
+		if err := rows.Scan(&r.ID, &r.Score); err != nil {
 			return nil, err
 		}
-		if r.score > 0 {
+		if r.Score > 0 {
 			out = append(out, r)
 		}
 	}
@@ -159,13 +148,13 @@ func (b *Backend) rank(ctx context.Context, scopes, qs []string, weights []float
 }
 
 // hits loads the entries of rs, in rs's order, scored as in rs.
-func (b *Backend) hits(ctx context.Context, rs []ranked) ([]memory.Hit, error) {
+func (b *Backend) hits(ctx context.Context, rs []rank.Ranked) ([]memory.Hit, error) {
 	if len(rs) == 0 {
 		return nil, nil
 	}
 	ids := make([]int64, len(rs))
 	for i, r := range rs {
-		ids[i] = r.id
+		ids[i] = r.ID
 	}
 	rows, err := b.pool.Query(ctx, `SELECT uri, content, provenance, id FROM rath_memory.entries WHERE id = ANY($1)`, ids)
 	if err != nil {
@@ -186,51 +175,9 @@ func (b *Backend) hits(ctx context.Context, rs []ranked) ([]memory.Hit, error) {
 	}
 	out := make([]memory.Hit, 0, len(rs))
 	for _, r := range rs {
-		if e, ok := byID[r.id]; ok { // one deleted meanwhile is no hit
-			out = append(out, memory.Hit{Entry: e, Score: r.score})
+		if e, ok := byID[r.ID]; ok { // one deleted meanwhile is no hit
+			out = append(out, memory.Hit{Entry: e, Score: r.Score})
 		}
 	}
 	return out, nil
-}
-
-// fuse merges rankings by reciprocal rank: best first, ties by id.
-func fuse(lists ...[]ranked) []ranked {
-	score := map[int64]float64{}
-	var order []int64
-	for _, l := range lists {
-		for i, r := range l {
-			if _, ok := score[r.id]; !ok {
-				order = append(order, r.id)
-			}
-			score[r.id] += 1 / float64(rrfK+i+1)
-		}
-	}
-	out := make([]ranked, len(order))
-	for i, id := range order {
-		out[i] = ranked{id: id, score: score[id]}
-	}
-	sortRanked(out)
-	return out
-}
-
-// sortRanked orders best first, ties by id.
-func sortRanked(rs []ranked) {
-	slices.SortFunc(rs, func(a, b ranked) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.id, b.id)
-	})
-}
-
-func dedupe(keys []string) []string {
-	seen := make(map[string]bool, len(keys))
-	out := keys[:0:0]
-	for _, k := range keys {
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, k)
-		}
-	}
-	return out
 }

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"container/heap"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,11 +10,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
 
+	"github.com/openrath/rath/memory/internal/rank"
 	"github.com/openrath/rath/model"
 )
-
-// embedderKey names the embedding model whose vectors a row holds.
-func embedderKey(e model.Embedder) string { return e.Provider() + ":" + e.Name() }
 
 // embed returns text's vector.
 func (b *Backend) embed(ctx context.Context, text string) ([]float32, error) {
@@ -47,7 +44,7 @@ func (b *Backend) ensureIndex(ctx context.Context, dim int) error {
 	if !b.hnsw {
 		return nil
 	}
-	m := embedderKey(b.embedder)
+	m := rank.EmbedderKey(b.embedder)
 	name := indexName(m, dim)
 	b.mu.Lock()
 	done := b.indexed[name]
@@ -74,7 +71,7 @@ func (b *Backend) ensureIndex(ctx context.Context, dim int) error {
 
 // nearest returns up to k entries of the scopes whose vectors are most
 // similar to q, at least minSim, best first.
-func (b *Backend) nearest(ctx context.Context, q []float32, scopes []string, k int) ([]ranked, error) {
+func (b *Backend) nearest(ctx context.Context, q []float32, scopes []string, k int) ([]rank.Ranked, error) {
 	if b.hnsw {
 		return b.nearestHNSW(ctx, q, scopes, k)
 	}
@@ -84,53 +81,53 @@ func (b *Backend) nearest(ctx context.Context, q []float32, scopes []string, k i
 // nearestHNSW asks the index. The query repeats the index's expression and
 // predicate literally, so the planner can use it whatever the plan cache
 // does with parameters.
-func (b *Backend) nearestHNSW(ctx context.Context, q []float32, scopes []string, k int) ([]ranked, error) {
+func (b *Backend) nearestHNSW(ctx context.Context, q []float32, scopes []string, k int) ([]rank.Ranked, error) {
 	if err := b.ensureIndex(ctx, len(q)); err != nil {
 		return nil, err
 	}
 	expr := fmt.Sprintf("embedding::vector(%d)", len(q))
 	sql := fmt.Sprintf(`SELECT entry_id, 1 - (%s <=> $1) FROM rath_memory.vectors
-		WHERE model = %s AND scope = ANY($2) ORDER BY %s <=> $1 LIMIT $3`, expr, literal(embedderKey(b.embedder)), expr)
+		WHERE model = %s AND scope = ANY($2) ORDER BY %s <=> $1 LIMIT $3`, expr, literal(rank.EmbedderKey(b.embedder)), expr)
 	rows, err := b.pool.Query(ctx, sql, pgvector.NewVector(q), scopes, k)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []ranked
+	var out []rank.Ranked
 	for rows.Next() {
-		var r ranked
-		if err := rows.Scan(&r.id, &r.score); err != nil {
+		var r rank.Ranked
+		if err := rows.Scan(&r.ID, &r.Score); err != nil {
 			return nil, err
 		}
-		if r.score >= float64(b.minSim) && r.score > 0 {
+		if r.Score >= float64(b.minSim) && r.Score > 0 {
 			out = append(out, r)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	sortRanked(out) // relaxed_order: the index may return near-ties out of order
+	rank.Sort(out) // relaxed_order: the index may return near-ties out of order
 	return out, nil
 }
 
 // nearestExact reads every vector of the scopes and keeps the k best.
-func (b *Backend) nearestExact(ctx context.Context, q []float32, scopes []string, k int) ([]ranked, error) {
+func (b *Backend) nearestExact(ctx context.Context, q []float32, scopes []string, k int) ([]rank.Ranked, error) {
 	rows, err := b.pool.Query(ctx, `SELECT entry_id, raw FROM rath_memory.vectors WHERE model = $1 AND scope = ANY($2)`,
-		embedderKey(b.embedder), scopes)
+		rank.EmbedderKey(b.embedder), scopes)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	h := &minHeap{}
+	top := rank.NewTopK(k)
 	var v []float32
 	var raw []byte
 	for rows.Next() {
-		var r ranked
-		if err := rows.Scan(&r.id, &raw); err != nil {
+		var r rank.Ranked
+		if err := rows.Scan(&r.ID, &raw); err != nil {
 			return nil, err
 		}
 		if v, err = decodeVector(raw, v); err != nil {
-			return nil, fmt.Errorf("entry %d: %w", r.id, err)
+			return nil, fmt.Errorf("entry %d: %w", r.ID, err)
 		}
 		if len(v) != len(q) {
 			continue // another dimension: not comparable
@@ -139,33 +136,11 @@ func (b *Backend) nearestExact(ctx context.Context, q []float32, scopes []string
 		if sim < b.minSim || sim <= 0 {
 			continue
 		}
-		r.score = float64(sim)
-		if h.Len() < k {
-			heap.Push(h, r)
-		} else if r.score > (*h)[0].score {
-			(*h)[0] = r
-			heap.Fix(h, 0)
-		}
+		r.Score = float64(sim)
+		top.Offer(r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	out := make([]ranked, h.Len())
-	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(h).(ranked)
-	}
-	return out, nil
-}
-
-type minHeap []ranked
-
-func (h minHeap) Len() int           { return len(h) }
-func (h minHeap) Less(i, j int) bool { return h[i].score < h[j].score }
-func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *minHeap) Push(x any)        { *h = append(*h, x.(ranked)) }
-func (h *minHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return top.Best(), nil
 }
