@@ -142,6 +142,31 @@ func (e *env) worker1Runs() int {
 	return n
 }
 
+// A run that no worker holds — handed back by a draining worker — is
+// cancelled by the cancel itself, which succeeds (it once reported the
+// cancellation as its own error).
+func TestCancelQueuedRun(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		w := e.worker("w1")
+		id := e.submit(`{"steps":400,"latency_ms":30,"idempotent":true}`)
+		e.waitFor("some effects", 30*time.Second, func() bool { return len(e.effectCounts()) >= 3 })
+		w.signal(syscall.SIGTERM)
+		select {
+		case err := <-w.done:
+			w.done <- err // for the cleanup's kill
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the worker did not drain\n%s", e.logs())
+		}
+		e.waitState(id, cluster.StateQueued, 30*time.Second)
+		if _, errOut, code := e.rath("cancel", string(id), "--by", "dave", "--reason", "not needed"); code != 0 {
+			t.Fatalf("cancel of a queued run: %d %s", code, errOut)
+		}
+		if r := e.run(id); r.State != cluster.StateCancelled || !strings.Contains(r.Cancel, "dave: not needed") {
+			t.Fatalf("after cancel: %+v", r)
+		}
+	})
+}
+
 // Cancel stops a running run on the worker that holds it within a couple
 // of heartbeats, with a lifecycle note saying who and why.
 func TestCancelReachesTheWorker(t *testing.T) {

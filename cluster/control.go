@@ -66,7 +66,10 @@ func (c *Cluster) Cancel(ctx context.Context, id session.ID, by, reason string) 
 	if run, err = runOf(info); err != nil || run.State.Final() {
 		return err // it ended meanwhile
 	}
-	return c.finishCancel(fctx, run, who)
+	if err := c.finishCancel(fctx, run, who); !errors.Is(err, errCancelled) {
+		return err
+	}
+	return nil
 }
 
 // jobOf is the run's current job: the one its last worker took, or the
@@ -82,8 +85,12 @@ func jobOf(info store.Info, run *Run) (int64, bool) {
 	return id, id > 0
 }
 
+// errCancelled is what finishCancel returns once the run is cancelled.
+var errCancelled = errors.New("cancelled")
+
 // finishCancel ends a run as cancelled: a lifecycle note in its ledger,
-// the state. It returns the error River cancels the job with.
+// the state. It returns the error River cancels the job with, which wraps
+// errCancelled; any other error is a failure to record the cancel.
 func (c *Cluster) finishCancel(ctx context.Context, run *Run, who string) error {
 	run.Cancel = who
 	note := session.Note(fmt.Sprintf("lifecycle: run cancelled by %s at %s (was %s)", who, time.Now().UTC().Format(time.RFC3339), run.State))
@@ -96,7 +103,7 @@ func (c *Cluster) finishCancel(ctx context.Context, run *Run, who string) error 
 	c.ended(ctx, run)
 	_ = store.MoveTo(ctx, c.rt.Store, run.ID, store.StatusFailed)
 	c.log.Info("run cancelled", "run", run.ID, "by", who)
-	return fmt.Errorf("cluster: run %s cancelled by %s", run.ID, who)
+	return fmt.Errorf("cluster: run %s %w by %s", run.ID, errCancelled, who)
 }
 
 // Approve records a person's verdict on the approval a run waits for and
