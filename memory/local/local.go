@@ -7,6 +7,12 @@
 // a recall restricts the full-text index to the scopes it was given with
 // rowid ranges: FTS5 then ranks only those scopes' rows, while bm25's term
 // statistics stay those of the whole table.
+//
+// With an embedder, a recall also ranks by cosine similarity through an
+// in-memory nearest-neighbour index of each scope it names (see annIndex):
+// an exact scan below a few thousand vectors, an HNSW graph above, kept in
+// step with other handles and processes through a change log in the
+// database and persisted beside it (<database>.ann/).
 package local
 
 import (
@@ -55,6 +61,8 @@ type Backend struct {
 
 	embedder model.Embedder // nil: bm25 alone
 	minSim   float32
+	annCfg   annConfig
+	ann      *annIndex // with an embedder: the vector index
 }
 
 // OpenBackend opens the backend itself (Open wraps it with memory.Over).
@@ -73,9 +81,12 @@ func OpenBackend(ctx context.Context, path string, opts ...Option) (*Backend, er
 		db.Close()
 		return nil, fmt.Errorf("memory %s: schema: %w", path, err)
 	}
-	b := &Backend{db: db, path: path, scopes: map[string]int64{}, minSim: 0.25}
+	b := &Backend{db: db, path: path, scopes: map[string]int64{}, minSim: 0.25, annCfg: defaultANN()}
 	for _, o := range opts {
 		o(b)
+	}
+	if b.embedder != nil {
+		b.ann = newANN(db, path+".ann", embedderKey(b.embedder), b.annCfg)
 	}
 	return b, nil
 }
@@ -227,7 +238,13 @@ func (b *Backend) Delete(ctx context.Context, sel memory.Selector) ([]memory.URI
 	return out, rows.Err()
 }
 
-// Close implements memory.Backend.
-func (b *Backend) Close() error { return b.db.Close() }
+// Close implements memory.Backend. It saves the vector index's graphs
+// that are due (see annIndex) before closing the database.
+func (b *Backend) Close() error {
+	if b.ann != nil {
+		b.ann.close()
+	}
+	return b.db.Close()
+}
 
 var _ memory.Backend = (*Backend)(nil)

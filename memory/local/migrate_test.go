@@ -174,3 +174,38 @@ func FuzzRecallQuery(f *testing.F) {
 		}
 	})
 }
+
+// TestMigratesSchema3: a version-3 database (vectors, no change log) gains
+// the log; its vectors, written before, are searched through the index,
+// and writes from then on are logged for other handles.
+func TestMigratesSchema3(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	c := newClustered(31, 16, 4, 4, 1, 0.3)
+	b := openIndexed(t, path, newSynth(c), 64)
+	loadVectors(t, b, c, "p", 0, 200)
+	if _, err := b.db.Exec(`DROP TRIGGER vectors_li; DROP TRIGGER vectors_lu; DROP TRIGGER vectors_ld; DROP TABLE vector_log;
+		PRAGMA user_version = 3`); err != nil {
+		t.Fatal(err)
+	}
+	b.db.Close() // as version 3 left it: no index file either
+
+	b = openIndexed(t, path, newSynth(c), 64)
+	defer b.Close()
+	var v int
+	if err := b.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != schemaVersion {
+		t.Fatalf("user_version %d, %v", v, err)
+	}
+	ids := scopeIDsOf(t, b, "project/p")
+	if rs := mustNearest(t, b, c.vector(42), ids, 1); len(rs) != 1 || rs[0].rowid != rowidOf(t, b, "memory://project/p/e42") {
+		t.Fatalf("a vector written under version 3 is not found: %+v", rs)
+	}
+	other := openIndexed(t, path, newSynth(c), 64)
+	defer other.Close()
+	if _, err := memory.Over(other).Remember(ctx, nil, memory.Entry{URI: mustURI(t, "memory://project/p/new"), Content: "v5000"}); err != nil {
+		t.Fatal(err)
+	}
+	if rs := mustNearest(t, b, c.vector(5000), ids, 1); len(rs) != 1 || rs[0].rowid != rowidOf(t, b, "memory://project/p/new") {
+		t.Fatalf("a write after the migration is not seen: %+v", rs)
+	}
+}

@@ -13,9 +13,16 @@ var ErrVersion = errors.New("memory/local: database written by a newer version")
 // schemaVersion is stored in PRAGMA user_version. Version 2 partitions rowids
 // by scope: an entry's rowid is its scope's id << 32 | a sequence number, so
 // a recall filters by scope with a rowid range inside the full-text index.
-// Version 3 adds the vectors table. Version 1 (user_version 0, a
-// scope_token column) is migrated on open; version 2 gains the new table.
-const schemaVersion = 3
+// Version 3 adds the vectors table. Version 4 adds vector_log, where
+// triggers on vectors append every inserted, replaced or deleted row, so
+// that each handle's in-memory vector index catches up with the others'
+// writes (see annIndex), and vector_origin, a random id of the database
+// that a persisted index records, so that it is never taken for the index
+// of a database created later at the same path. Version 1 (user_version 0,
+// a scope_token column) is migrated on open; versions 2 and 3 gain the new
+// tables and triggers (vectors written before version 4 need no log line:
+// an index is always built from the table as it is, then follows the log).
+const schemaVersion = 4
 
 // scopeBits is how many low rowid bits number the entries of one scope.
 const scopeBits = 32
@@ -52,7 +59,22 @@ CREATE TRIGGER IF NOT EXISTS entries_vd AFTER DELETE ON entries BEGIN
 END;
 CREATE TRIGGER IF NOT EXISTS entries_vu AFTER UPDATE OF content ON entries BEGIN
 	DELETE FROM vectors WHERE rowid = old.rowid;
-END;`
+END;
+CREATE TABLE IF NOT EXISTS vector_log(
+	seq INTEGER PRIMARY KEY AUTOINCREMENT,
+	entry INTEGER NOT NULL);
+CREATE TRIGGER IF NOT EXISTS vectors_li AFTER INSERT ON vectors BEGIN
+	INSERT INTO vector_log(entry) VALUES (new.rowid);
+END;
+CREATE TRIGGER IF NOT EXISTS vectors_lu AFTER UPDATE ON vectors BEGIN
+	INSERT INTO vector_log(entry) VALUES (old.rowid);
+	INSERT INTO vector_log(entry) SELECT new.rowid WHERE new.rowid != old.rowid;
+END;
+CREATE TRIGGER IF NOT EXISTS vectors_ld AFTER DELETE ON vectors BEGIN
+	INSERT INTO vector_log(entry) VALUES (old.rowid);
+END;
+CREATE TABLE IF NOT EXISTS vector_origin(id BLOB NOT NULL);
+INSERT INTO vector_origin(id) SELECT randomblob(16) WHERE NOT EXISTS (SELECT 1 FROM vector_origin);`
 
 // migrate brings the database to schemaVersion in one transaction.
 func migrate(ctx context.Context, db *sql.DB) error {

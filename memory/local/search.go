@@ -62,8 +62,9 @@ func (b *Backend) scopeIDs(ctx context.Context, keys []string) ([]int64, error) 
 // limits inside the index, one range per scope — and the per-scope lists
 // are merged in the same statement. Scores are -bm25, so higher is better;
 // a row scoring zero or less is not a hit. With an embedder, the bm25 list
-// and the vector-similarity list are fused by reciprocal rank, and Score is
-// the fused score.
+// and the vector-similarity list (see nearest) are fused by reciprocal
+// rank, and Score is the fused score; the full-text search runs while the
+// query is embedded and its neighbours are found.
 func (b *Backend) Search(ctx context.Context, query string, scopes []string, k int) ([]memory.Hit, error) {
 	if len(scopes) == 0 || k <= 0 {
 		return nil, nil
@@ -80,20 +81,26 @@ func (b *Backend) Search(ctx context.Context, query string, scopes []string, k i
 		return b.hits(ctx, lex)
 	}
 	n := max(4*k, 20)
-	lex, err := b.bm25(ctx, query, ids, n)
-	if err != nil {
-		return nil, err
-	}
-	qv, err := b.embed(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	near, err := b.nearest(ctx, qv, ids, n)
-	if err != nil {
+	var lex []ranked
+	var lexErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { lex, lexErr = b.bm25(ctx, query, ids, n) }) // while the query is embedded
+	near, err := b.embedNearest(ctx, query, ids, n)
+	wg.Wait()
+	if err := errors.Join(lexErr, err); err != nil {
 		return nil, err
 	}
 	fused := fuse(lex, near)
 	return b.hits(ctx, fused[:min(k, len(fused))])
+}
+
+// embedNearest embeds the query and returns its k nearest rows.
+func (b *Backend) embedNearest(ctx context.Context, query string, ids []int64, k int) ([]ranked, error) {
+	qv, err := b.embed(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return b.nearest(ctx, qv, ids, k)
 }
 
 // bm25 returns the k best rows of the scopes by bm25, best first, with

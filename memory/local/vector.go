@@ -1,13 +1,14 @@
 package local
 
 import (
-	"container/heap"
 	"context"
 	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"sync"
 
 	"github.com/openrath/rath/model"
 )
@@ -79,49 +80,33 @@ type ranked struct {
 
 // nearest returns up to k rows of the scopes' ranges whose vectors (from
 // this backend's embedder) are most similar to q, at least minSim, best
-// first.
+// first. Each scope is searched in the backend's vector index (see
+// annIndex), concurrently, after the index has caught up with every write
+// committed before the call; a query vector without direction is similar
+// to nothing.
 func (b *Backend) nearest(ctx context.Context, q []float32, ids []int64, k int) ([]ranked, error) {
-	h := &minHeap{}
-	for _, id := range ids {
-		lo, hi := scopeRange(id)
-		rows, err := b.db.QueryContext(ctx, `SELECT rowid, vec FROM vectors WHERE rowid BETWEEN ? AND ? AND model = ?`, lo, hi, embedderKey(b.embedder))
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var r ranked
-			var blob []byte
-			if err := rows.Scan(&r.rowid, &blob); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			v, err := decodeVector(blob)
-			if err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("row %d: %w", r.rowid, err)
-			}
-			sim := model.Cosine(q, v)
-			if sim < b.minSim {
-				continue
-			}
-			r.score = float64(sim)
-			if h.Len() < k {
-				heap.Push(h, r)
-			} else if r.score > (*h)[0].score {
-				(*h)[0] = r
-				heap.Fix(h, 0)
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+	u := unit(q)
+	if u == nil {
+		return nil, nil
 	}
-	out := make([]ranked, h.Len())
-	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(h).(ranked)
+	h, err := head(ctx, b.db)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	lists := make([][]ranked, len(ids))
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Go(func() { lists[i], errs[i] = b.ann.search(ctx, id, h, u, k) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	out := slices.Concat(lists...)
+	out = slices.DeleteFunc(out, func(r ranked) bool { return float32(r.score) < b.minSim })
+	sortRanked(out)
+	return out[:min(k, len(out))], nil
 }
 
 // fuse merges rankings by reciprocal rank: best first, ties by rowid.
@@ -142,17 +127,4 @@ func fuse(lists ...[]ranked) []ranked {
 	}
 	sortRanked(out)
 	return out
-}
-
-type minHeap []ranked
-
-func (h minHeap) Len() int           { return len(h) }
-func (h minHeap) Less(i, j int) bool { return h[i].score < h[j].score }
-func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *minHeap) Push(x any)        { *h = append(*h, x.(ranked)) }
-func (h *minHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
