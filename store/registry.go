@@ -58,11 +58,16 @@ func Open(ctx context.Context, rawURL string) (Store, error) {
 	return open(ctx, u)
 }
 
-// Redact returns rawURL with any password replaced, for error messages.
+// Redact returns rawURL with any password replaced — in the user info, or
+// in a password= parameter as PostgreSQL allows — for messages.
 func Redact(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return "(unparseable URL)"
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
 	}
 	return u.Redacted()
 }

@@ -272,9 +272,9 @@ func (a *app) workerCmd() *cobra.Command {
 			go srv.Serve(ln)
 			defer srv.Close()
 			info := w.Info()
-			fmt.Fprintf(a.stderr, "worker %s: pool %s, health on http://%s/health/ready, store %s\n", info.ID, info.Pool, ln.Addr(), redacted(cl.Runtime().StoreURL))
+			fmt.Fprintf(a.stderr, "worker %s: pool %s, health on http://%s/health/ready, store %s\n", info.ID, info.Pool, ln.Addr(), store.Redact(cl.Runtime().StoreURL))
 			if m, err := cl.Runtime().Memory(ctx); err != nil {
-				fmt.Fprintf(a.stderr, "worker %s: memory %s cannot be opened (%v); runs that use memory will fail\n", info.ID, redacted(cl.Runtime().MemoryURL), err)
+				fmt.Fprintf(a.stderr, "worker %s: memory %s cannot be opened (%v); runs that use memory will fail\n", info.ID, store.Redact(cl.Runtime().MemoryURL), err)
 			} else {
 				fmt.Fprintf(a.stderr, "worker %s: memory %s\n", info.ID, memory.Describe(m))
 			}

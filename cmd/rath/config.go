@@ -17,6 +17,7 @@ import (
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/sandbox/remote"
+	"github.com/openrath/rath/store"
 )
 
 // sandboxSettings reads the config file's "sandboxes" section: each
@@ -67,20 +68,6 @@ func setSandbox(mc *model.Config, name, key, val string) error {
 	return mc.SetSection("sandboxes", all)
 }
 
-// redacted is a URL with its password, if any (in the user info or, as
-// PostgreSQL allows, a password= parameter), replaced by "xxxxx".
-func redacted(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(a URL that does not parse)"
-	}
-	if q := u.Query(); q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.Redacted()
-}
-
 // memoryChoice is the memory URL the user chose: --memory, else
 // $RATH_MEMORY (left to rath.Config to read), else the config file's
 // "memory"; empty when none, for the runtime's default.
@@ -105,7 +92,7 @@ func (a *app) memoryChoice() (string, error) {
 func setMemory(mc *model.Config, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || !slices.Contains(memory.Schemes(), u.Scheme) {
-		return usageErr("memory %q: a URL of scheme %s", redacted(raw), strings.Join(memory.Schemes(), ", "))
+		return usageErr("memory %q: a URL of scheme %s", store.Redact(raw), strings.Join(memory.Schemes(), ", "))
 	}
 	return mc.SetSection("memory", raw)
 }
@@ -136,9 +123,9 @@ func (a *app) configCmd() *cobra.Command {
 			}
 			shown := shownSandboxes(sbx)
 			if a.jsonOut {
-				return a.printJSON(map[string]any{"home": cfg.Home, "store": redacted(cfg.Store), "memory": redacted(cfg.Memory), "config_file": a.configPath(), "models": mc, "sandboxes": shown})
+				return a.printJSON(map[string]any{"home": cfg.Home, "store": store.Redact(cfg.Store), "memory": store.Redact(cfg.Memory), "config_file": a.configPath(), "models": mc, "sandboxes": shown})
 			}
-			fmt.Fprintf(a.stdout, "home           %s\nstore          %s\nmemory         %s\nconfig file    %s\ndefault model  %s\n", cfg.Home, redacted(cfg.Store), redacted(cfg.Memory), a.configPath(), orDash(mc.DefaultModel))
+			fmt.Fprintf(a.stdout, "home           %s\nstore          %s\nmemory         %s\nconfig file    %s\ndefault model  %s\n", cfg.Home, store.Redact(cfg.Store), store.Redact(cfg.Memory), a.configPath(), orDash(mc.DefaultModel))
 			for name, p := range mc.Providers {
 				fmt.Fprintf(a.stdout, "provider       %s %s\n", name, p)
 			}
