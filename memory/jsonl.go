@@ -80,7 +80,7 @@ func (enc *Encoder) Encode(e Entry) error {
 	if err := enc.header(); err != nil {
 		return err
 	}
-	if err := checkEntry(e); err != nil {
+	if err := e.Check(); err != nil {
 		return fmt.Errorf("%w: entry %s: %v", ErrJSONL, e.URI, err)
 	}
 	if !utf8.ValidString(e.Content) {
@@ -139,10 +139,6 @@ func marshalLine(v any) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
-
-// checkEntry checks what both ends of the codec check: what every backend
-// can store (Entry.Check).
-func checkEntry(e Entry) error { return e.Check() }
 
 // Decoder reads a memory export, checking it line by line.
 type Decoder struct {
@@ -323,7 +319,7 @@ func decodeEntry(line []byte) (Entry, error) {
 		return Entry{}, err
 	}
 	e := Entry{URI: u, Content: w.Content, Provenance: w.Provenance}
-	if err := checkEntry(e); err != nil {
+	if err := e.Check(); err != nil {
 		return Entry{}, err
 	}
 	return e, nil

@@ -10,34 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/memory/memorytest"
 )
-
-// corpus makes n entries of 20 words drawn from a 5,000-word vocabulary
-// (Zipf-distributed, as words are), in ten scopes: entry i is in project
-// p<i%10>.
-func corpus(n int) []memory.Entry {
-	rng := rand.New(rand.NewPCG(1, 2))
-	z := rand.NewZipf(rng, 1.1, 1, 4999)
-	out := make([]memory.Entry, n)
-	for i := range out {
-		var b strings.Builder
-		for w := range 20 {
-			if w > 0 {
-				b.WriteByte(' ')
-			}
-			fmt.Fprintf(&b, "w%d", z.Uint64())
-		}
-		out[i] = memory.Entry{URI: memory.URI{Scope: memory.ScopeProject, ScopeID: fmt.Sprint("p", i%10), Path: fmt.Sprint("e", i)}, Content: b.String()}
-	}
-	return out
-}
 
 // The recall benchmarks' data: entry i of the corpus has the vector
 // benchVectors().vector(i), 384 dimensions around 256 centres; a recall
@@ -56,7 +36,7 @@ type fixtureInfo struct {
 	CreatedAt time.Time
 }
 
-// benchFixture returns the path of a database of corpus(n) with every
+// benchFixture returns the path of a database of memorytest.Corpus(n) with every
 // entry's vector and the graphs of the searched scopes saved beside it.
 // It is built once under os.TempDir(), keyed by everything that shapes
 // it, and reused by later runs (delete the directory to rebuild).
@@ -84,7 +64,7 @@ func benchFixture(b *testing.B, n int) string {
 	}
 	t0 := time.Now()
 	c := benchVectors()
-	bulkLoad(b, be, corpus(n), func(i int) []float32 { return c.vector(uint64(i)) })
+	bulkLoad(b, be, memorytest.Corpus(n), func(i int) []float32 { return c.vector(uint64(i)) })
 	info.Load = time.Since(t0)
 	t0 = time.Now()
 	ids, err := be.scopeIDs(ctx, benchScopes)
@@ -252,7 +232,7 @@ func benchRemember(b *testing.B, writers int, opts []Option) {
 		defer m.Close()
 		ms[w] = m
 	}
-	es := corpus(1000)
+	es := memorytest.Corpus(1000)
 	var next atomic.Int64
 	var failed atomic.Pointer[error]
 	b.ResetTimer()

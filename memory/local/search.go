@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/memory/internal/rank"
 )
 
 // ftsQuery turns free text into an FTS5 query: its words, each quoted, any
@@ -69,7 +70,7 @@ func (b *Backend) Search(ctx context.Context, query string, scopes []string, k i
 	if len(scopes) == 0 || k <= 0 {
 		return nil, nil
 	}
-	ids, err := b.scopeIDs(ctx, dedupe(scopes))
+	ids, err := b.scopeIDs(ctx, rank.Dedupe(scopes))
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
@@ -191,16 +192,4 @@ func sortRanked(rs []ranked) {
 		}
 		return cmp.Compare(a.rowid, b.rowid)
 	})
-}
-
-func dedupe(keys []string) []string {
-	seen := make(map[string]bool, len(keys))
-	out := keys[:0:0]
-	for _, k := range keys {
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, k)
-		}
-	}
-	return out
 }

@@ -15,29 +15,10 @@ import (
 
 	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/memory/internal/rank"
+	"github.com/openrath/rath/memory/memorytest"
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/model/scripted"
 )
-
-// corpus makes n entries of 20 words drawn from a 5,000-word vocabulary
-// (Zipf-distributed, as words are), in ten scopes — memory/local's
-// benchmark corpus, so the two backends are measured alike.
-func corpus(n int) []memory.Entry {
-	rng := rand.New(rand.NewPCG(1, 2))
-	z := rand.NewZipf(rng, 1.1, 1, 4999)
-	out := make([]memory.Entry, n)
-	for i := range out {
-		var b strings.Builder
-		for w := range 20 {
-			if w > 0 {
-				b.WriteByte(' ')
-			}
-			fmt.Fprintf(&b, "w%d", z.Uint64())
-		}
-		out[i] = memory.Entry{URI: memory.URI{Scope: memory.ScopeProject, ScopeID: fmt.Sprint("p", i%10), Path: fmt.Sprint("e", i)}, Content: b.String()}
-	}
-	return out
-}
 
 // benchDB returns a database holding the corpus of n entries, embedded by
 // emb (nil: none), with statistics and (with pgvector) the HNSW index
@@ -70,7 +51,7 @@ func benchDB(b *testing.B, n int, emb model.Embedder) string {
 		b.Fatal(err)
 	}
 	defer be.Close()
-	es := corpus(n)
+	es := memorytest.Corpus(n)
 	const batch = 2000
 	for lo := 0; lo < n; lo += batch {
 		if err := bulkPut(ctx, be, es[lo:min(lo+batch, n)]); err != nil {
@@ -272,7 +253,7 @@ func BenchmarkRemember(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer m.Close()
-				es := corpus(1000)
+				es := memorytest.Corpus(1000)
 				var next atomic.Int64
 				write := func() {
 					i := next.Add(1)

@@ -270,7 +270,7 @@ func TestCommonWordsPruned(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer be.Close()
-	if err := bulkPut(ctx, be, corpus(3000)); err != nil {
+	if err := bulkPut(ctx, be, memorytest.Corpus(3000)); err != nil {
 		t.Fatal(err)
 	}
 	admin(t, db, "ANALYZE rath_memory.entries")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/memory/internal/rank"
 )
@@ -133,6 +134,12 @@ func (b *Backend) scoreQuery(ctx context.Context, scopes, qs []string, weights [
 	if err != nil {
 		return nil, err
 	}
+	return scanRanked(rows, 0)
+}
+
+// scanRanked reads (id, score) rows, keeping those scoring above zero and
+// at least least, in the rows' order, and closes them.
+func scanRanked(rows pgx.Rows, least float64) ([]rank.Ranked, error) {
 	defer rows.Close()
 	var out []rank.Ranked
 	for rows.Next() {
@@ -140,7 +147,7 @@ func (b *Backend) scoreQuery(ctx context.Context, scopes, qs []string, weights [
 		if err := rows.Scan(&r.ID, &r.Score); err != nil {
 			return nil, err
 		}
-		if r.Score > 0 {
+		if r.Score > 0 && r.Score >= least {
 			out = append(out, r)
 		}
 	}

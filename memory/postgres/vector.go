@@ -92,18 +92,8 @@ func (b *Backend) nearestHNSW(ctx context.Context, q []float32, scopes []string,
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []rank.Ranked
-	for rows.Next() {
-		var r rank.Ranked
-		if err := rows.Scan(&r.ID, &r.Score); err != nil {
-			return nil, err
-		}
-		if r.Score >= float64(b.minSim) && r.Score > 0 {
-			out = append(out, r)
-		}
-	}
-	if err := rows.Err(); err != nil {
+	out, err := scanRanked(rows, float64(b.minSim))
+	if err != nil {
 		return nil, err
 	}
 	rank.Sort(out) // relaxed_order: the index may return near-ties out of order
