@@ -87,11 +87,7 @@ func (cfg Config) Resolve() Config {
 		cfg.Home = DefaultHome()
 	}
 	if cfg.Store == "" {
-		abs, err := filepath.Abs(filepath.Join(cfg.Home, "rath.db"))
-		if err != nil {
-			abs = filepath.Join(cfg.Home, "rath.db")
-		}
-		cfg.Store = "sqlite://" + filepath.ToSlash(abs)
+		cfg.Store = sqliteIn(cfg.Home, "rath.db")
 	}
 	if cfg.Memory == "" {
 		cfg.Memory = os.Getenv("RATH_MEMORY")
@@ -108,11 +104,16 @@ func DefaultMemory(home, storeURL string) string {
 	if u, err := url.Parse(storeURL); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		return storeURL
 	}
-	abs, err := filepath.Abs(filepath.Join(home, "memory.db"))
-	if err != nil {
-		abs = filepath.Join(home, "memory.db")
+	return sqliteIn(home, "memory.db")
+}
+
+// sqliteIn is the sqlite:// URL of a file in dir, made absolute.
+func sqliteIn(dir, file string) string {
+	path := filepath.Join(dir, file)
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
 	}
-	return "sqlite://" + filepath.ToSlash(abs)
+	return "sqlite://" + filepath.ToSlash(path)
 }
 
 // Open opens the runtime: the home directory (created 0700), the store.

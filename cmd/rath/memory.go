@@ -42,6 +42,15 @@ func memoryPrefix(arg string) string {
 	return "memory://" + arg
 }
 
+// prefixArg is the optional PREFIX argument of ls and export: all
+// entries without one.
+func prefixArg(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return memoryPrefix(args[0])
+}
+
 // memoryURI checks a URI argument ("memory://" may be left out).
 func memoryURI(arg string) (memory.URI, error) {
 	u, err := memory.ParseURI(memoryPrefix(arg))

@@ -21,10 +21,7 @@ func (a *app) memoryExportCmd() *cobra.Command {
 		Short: "Export the entries under a prefix (all without one) with their provenance, as JSONL to stdout or a file",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			prefix := ""
-			if len(args) == 1 {
-				prefix = memoryPrefix(args[0])
-			}
+			prefix := prefixArg(args)
 			if out != "" {
 				if _, err := os.Lstat(out); err == nil {
 					return fmt.Errorf("export: %s already exists", out)

@@ -16,10 +16,7 @@ func (a *app) memoryLsCmd() *cobra.Command {
 		Short: "List the entries under a URI prefix (all without one): URI, content, writer session, kind, time",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			prefix := ""
-			if len(args) == 1 {
-				prefix = memoryPrefix(args[0])
-			}
+			prefix := prefixArg(args)
 			m, err := a.memory(cmd.Context())
 			if err != nil {
 				return err
