@@ -113,7 +113,7 @@ func splitURL(raw string) (string, params, error) {
 // OpenBackend opens the backend itself.
 func OpenBackend(ctx context.Context, rawURL string, o memory.Options) (*Backend, error) {
 	conn, p, err := splitURL(rawURL)
-	name := (&url.URL{}).Redacted()
+	var name string // host and database, never the credentials
 	if u, perr := url.Parse(rawURL); perr == nil {
 		name = u.Host + u.Path
 	}
