@@ -29,7 +29,7 @@ func bulkBatch(ctx context.Context, b *Backend, es []memory.Entry, lo, hi int, v
 		return err
 	}
 	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO entries(rowid, uri, scope, content, session, provenance) VALUES(?, ?, ?, ?, ?, ?)`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO entries(rowid, uri, scope, content, session, provenance, terms, length) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,8 @@ func bulkBatch(ctx context.Context, b *Backend, es []memory.Entry, lo, hi int, v
 		if err != nil {
 			return err
 		}
-		if _, err := ins.ExecContext(ctx, rowid, e.URI.String(), key, e.Content, string(e.Provenance.Session), string(prov)); err != nil {
+		terms, n := termsOf(e.Content)
+		if _, err := ins.ExecContext(ctx, rowid, e.URI.String(), key, e.Content, string(e.Provenance.Session), string(prov), terms, n); err != nil {
 			return err
 		}
 		if vec != nil {

@@ -1,12 +1,12 @@
 // Package local is the embedded memory backend: an SQLite database in the
 // runtime home ($RATH_HOME/memory.db, else ./.rath/memory.db) that persists
-// across runs, searched with FTS5's bm25() ranking over a Unicode tokenizer.
-// A recall never returns an entry that matches no query term.
+// across runs, searched by BM25 over its own lexical index (lexicon.go,
+// bm25.go). A recall never returns an entry that matches no query term.
 //
 // Each scope owns a range of rowids (its id << 32 | a sequence number), so
-// a recall restricts the full-text index to the scopes it was given with
-// rowid ranges: FTS5 then ranks only those scopes' rows, while bm25's term
-// statistics stay those of the whole table.
+// a recall reads each term's postings of the scopes it was given as
+// contiguous ranges, while the term statistics stay those of the whole
+// database.
 //
 // With an embedder, a recall also ranks by cosine similarity through an
 // in-memory nearest-neighbour index of each scope it names (see annIndex):
@@ -63,6 +63,8 @@ type Backend struct {
 	minSim   float32
 	annCfg   annConfig
 	ann      *annIndex // with an embedder: the vector index
+
+	lex lexStats
 }
 
 // OpenBackend opens the backend itself (Open wraps it with memory.Over).
@@ -129,9 +131,10 @@ func put(ctx context.Context, tx *sql.Tx, e memory.Entry) (int64, error) {
 		return 0, err
 	}
 	uri, session := e.URI.String(), string(e.Provenance.Session)
+	terms, length := termsOf(e.Content)
 	var rowid int64
-	err = tx.QueryRowContext(ctx, `UPDATE entries SET content = ?, session = ?, provenance = ? WHERE uri = ? RETURNING rowid`,
-		e.Content, session, string(prov), uri).Scan(&rowid)
+	err = tx.QueryRowContext(ctx, `UPDATE entries SET content = ?, session = ?, provenance = ?, terms = ?, length = ? WHERE uri = ? RETURNING rowid`,
+		e.Content, session, string(prov), terms, length, uri).Scan(&rowid)
 	if !errors.Is(err, sql.ErrNoRows) {
 		return rowid, err
 	}
@@ -142,8 +145,8 @@ func put(ctx context.Context, tx *sql.Tx, e memory.Entry) (int64, error) {
 	if rowid, err = nextRowid(ctx, tx, id); err != nil {
 		return 0, err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO entries(rowid, uri, scope, content, session, provenance) VALUES(?, ?, ?, ?, ?, ?)`,
-		rowid, uri, e.URI.ScopeKey(), e.Content, session, string(prov))
+	_, err = tx.ExecContext(ctx, `INSERT INTO entries(rowid, uri, scope, content, session, provenance, terms, length) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`,
+		rowid, uri, e.URI.ScopeKey(), e.Content, session, string(prov), terms, length)
 	return rowid, err
 }
 

@@ -209,3 +209,54 @@ func TestMigratesSchema3(t *testing.T) {
 		t.Fatalf("a write after the migration is not seen: %+v", rs)
 	}
 }
+
+// TestMigratesSchema4: a version-4 database, searched through FTS5, is
+// indexed on open: the FTS5 table is gone, every entry's terms are in the
+// lexicon, and recall ranks as in a database written by this version.
+func TestMigratesSchema4(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "m.db")
+	b, err := OpenBackend(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zipfEntries(t, b, 3, 200)
+	if _, err := b.db.Exec(`DROP TRIGGER entries_ti; DROP TRIGGER entries_td; DROP TRIGGER entries_tu;
+		DROP TABLE lexicon; DROP TABLE postings; DROP TABLE lexicon_totals;
+		ALTER TABLE entries DROP COLUMN terms; ALTER TABLE entries DROP COLUMN length;
+		CREATE VIRTUAL TABLE entries_fts USING fts5(content, content='entries', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2');
+		CREATE TRIGGER entries_ai AFTER INSERT ON entries BEGIN
+			INSERT INTO entries_fts(rowid, content) VALUES (new.rowid, new.content);
+		END;
+		CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN
+			INSERT INTO entries_fts(entries_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+		END;
+		CREATE TRIGGER entries_au AFTER UPDATE OF content ON entries BEGIN
+			INSERT INTO entries_fts(entries_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+			INSERT INTO entries_fts(rowid, content) VALUES (new.rowid, new.content);
+		END;
+		INSERT INTO entries_fts(entries_fts) VALUES ('rebuild');
+		PRAGMA user_version = 4`); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+
+	b, err = OpenBackend(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var v, fts int
+	if err := b.db.QueryRow(`SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master WHERE name LIKE 'entries_fts%')`).Scan(&v, &fts); err != nil || v != schemaVersion || fts != 0 {
+		t.Fatalf("user_version %d, %d FTS5 tables left, %v", v, fts, err)
+	}
+	checkLexicon(t, b)
+	all := contents(t, b)
+	br := newBrute(all)
+	ids := scopeIDsOf(t, b, "project/s1")
+	lo, hi := scopeRange(ids[0])
+	got, err := b.bm25(ctx, "w0 w7 w30", ids, 5)
+	if want := br.bm25("w0 w7 w30", lo, hi, 5); err != nil || len(got) != 5 || !sameRanking(got, want) {
+		t.Fatalf("recall after migrating: %v, %v; want %v", got, err, want)
+	}
+}

@@ -22,7 +22,9 @@ var ErrVersion = errors.New("memory/local: database written by a newer version")
 // a scope_token column) is migrated on open; versions 2 and 3 gain the new
 // tables and triggers (vectors written before version 4 need no log line:
 // an index is always built from the table as it is, then follows the log).
-const schemaVersion = 4
+// Version 5 replaces the FTS5 table with the lexical index of lexicon.go;
+// versions 2–4 are indexed on open.
+const schemaVersion = 5
 
 // scopeBits is how many low rowid bits number the entries of one scope.
 const scopeBits = 32
@@ -36,20 +38,10 @@ CREATE TABLE IF NOT EXISTS entries(
 	scope TEXT NOT NULL,
 	content TEXT NOT NULL,
 	session TEXT NOT NULL DEFAULT '',
-	provenance TEXT NOT NULL);
+	provenance TEXT NOT NULL,
+	terms TEXT NOT NULL DEFAULT '{}',
+	length INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS entries_session ON entries(session);
-CREATE VIRTUAL TABLE IF NOT EXISTS entries_fts USING fts5(content, content='entries', content_rowid='rowid',
-	tokenize='unicode61 remove_diacritics 2');
-CREATE TRIGGER IF NOT EXISTS entries_ai AFTER INSERT ON entries BEGIN
-	INSERT INTO entries_fts(rowid, content) VALUES (new.rowid, new.content);
-END;
-CREATE TRIGGER IF NOT EXISTS entries_ad AFTER DELETE ON entries BEGIN
-	INSERT INTO entries_fts(entries_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
-END;
-CREATE TRIGGER IF NOT EXISTS entries_au AFTER UPDATE OF content ON entries BEGIN
-	INSERT INTO entries_fts(entries_fts, rowid, content) VALUES ('delete', old.rowid, old.content);
-	INSERT INTO entries_fts(rowid, content) VALUES (new.rowid, new.content);
-END;
 CREATE TABLE IF NOT EXISTS vectors(
 	rowid INTEGER PRIMARY KEY,
 	model TEXT NOT NULL,
@@ -104,8 +96,19 @@ func migrate(ctx context.Context, db *sql.DB) error {
 			return fmt.Errorf("migrating from schema 1: %w", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, schema); err != nil {
+	unindexed := v >= 2 // schemas 2–4: entries without their terms
+	if unindexed {
+		if err := addTermColumns(ctx, tx); err != nil {
+			return fmt.Errorf("migrating from schema %d: %w", v, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, schema+lexiconSchema); err != nil {
 		return err
+	}
+	if unindexed {
+		if err := indexTerms(ctx, tx); err != nil {
+			return fmt.Errorf("migrating from schema %d: %w", v, err)
+		}
 	}
 	if old > 0 {
 		if err := copyV1(ctx, tx); err != nil {
@@ -147,8 +150,9 @@ func copyV1(ctx context.Context, tx *sql.Tx) error {
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO entries(rowid, uri, scope, content, session, provenance) VALUES(?, ?, ?, ?, ?, ?)`,
-			rowid, r.uri, r.scope, r.content, r.session, r.prov); err != nil {
+		terms, n := termsOf(r.content)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO entries(rowid, uri, scope, content, session, provenance, terms, length) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`,
+			rowid, r.uri, r.scope, r.content, r.session, r.prov, terms, n); err != nil {
 			return err
 		}
 	}

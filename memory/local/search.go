@@ -7,21 +7,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/memory/internal/rank"
 )
-
-// ftsQuery turns free text into an FTS5 query: its words, each quoted, any
-// of which may match.
-func ftsQuery(text string) string {
-	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-	for i, w := range words {
-		words[i] = `"` + w + `"`
-	}
-	return strings.Join(words, " OR ")
-}
 
 // scopeIDs returns the ids of the scope keys that have any entry.
 func (b *Backend) scopeIDs(ctx context.Context, keys []string) ([]int64, error) {
@@ -58,11 +47,10 @@ func (b *Backend) scopeIDs(ctx context.Context, keys []string) ([]int64, error) 
 	return ids, rows.Err()
 }
 
-// Search implements memory.Backend: bm25 ranking of the content, best
-// first. Each scope is searched within its rowid range — FTS5 ranks and
-// limits inside the index, one range per scope — and the per-scope lists
-// are merged in the same statement. Scores are -bm25, so higher is better;
-// a row scoring zero or less is not a hit. With an embedder, the bm25 list
+// Search implements memory.Backend: BM25 ranking of the content, best
+// first, higher is better. Each scope is searched within its rowid range
+// and the per-scope lists are merged; an entry that holds no query term
+// is not a hit. With an embedder, the bm25 list
 // and the vector-similarity list (see nearest) are fused by reciprocal
 // rank, and Score is the fused score; the full-text search runs while the
 // query is embedded and its neighbours are found.
@@ -104,19 +92,19 @@ func (b *Backend) embedNearest(ctx context.Context, query string, ids []int64, k
 	return b.nearest(ctx, qv, ids, k)
 }
 
-// bm25 returns the k best rows of the scopes by bm25, best first, with
-// scores above zero only. The scopes are searched concurrently, each on
-// its own connection, and their lists merged.
+// bm25 returns the k best rows of the scopes by BM25, best first (see
+// bm25Scope). The scopes are searched concurrently, each on its own
+// connection, and their lists merged.
 func (b *Backend) bm25(ctx context.Context, query string, ids []int64, k int) ([]ranked, error) {
-	q := ftsQuery(query)
-	if q == "" {
-		return nil, nil
+	q, err := b.readQuery(ctx, query)
+	if err != nil || len(q.terms) == 0 {
+		return nil, err
 	}
 	lists := make([][]ranked, len(ids))
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
-		wg.Go(func() { lists[i], errs[i] = b.bm25Scope(ctx, q, id, k) })
+		wg.Go(func() { lists[i], errs[i] = b.bm25Scope(ctx, q, id, k, true) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -125,28 +113,6 @@ func (b *Backend) bm25(ctx context.Context, query string, ids []int64, k int) ([
 	out := slices.Concat(lists...)
 	sortRanked(out)
 	return out[:min(k, len(out))], nil
-}
-
-// bm25Scope ranks one scope's rows inside the index, by its rowid range.
-func (b *Backend) bm25Scope(ctx context.Context, q string, id int64, k int) ([]ranked, error) {
-	lo, hi := scopeRange(id)
-	rows, err := b.db.QueryContext(ctx, `SELECT rowid, -bm25(entries_fts) AS s FROM entries_fts
-		WHERE entries_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY s DESC, rowid LIMIT ?`, q, lo, hi, k)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []ranked
-	for rows.Next() {
-		var r ranked
-		if err := rows.Scan(&r.rowid, &r.score); err != nil {
-			return nil, err
-		}
-		if r.score > 0 {
-			out = append(out, r)
-		}
-	}
-	return out, rows.Err()
 }
 
 // hits loads the entries of rs, in rs's order, scored as in rs.
