@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/openrath/rath/memory/internal/rank"
 )
 
 // annConfig tunes a backend's vector index.
@@ -131,7 +133,7 @@ func head(ctx context.Context, q interface {
 // search returns up to k rows of scope id most similar to unit vector q,
 // best first, after bringing the scope's graph to log position at least
 // h.
-func (a *annIndex) search(ctx context.Context, id, h int64, q []float32, k int) ([]ranked, error) {
+func (a *annIndex) search(ctx context.Context, id, h int64, q []float32, k int) ([]rank.Ranked, error) {
 	s := a.scope(id)
 	s.mu.RLock()
 	if s.g == nil || s.seq < h {
@@ -146,9 +148,9 @@ func (a *annIndex) search(ctx context.Context, id, h int64, q []float32, k int) 
 	}
 	defer s.mu.RUnlock()
 	cs := s.g.search(q, k, max(a.cfg.efSearch, k))
-	out := make([]ranked, len(cs))
+	out := make([]rank.Ranked, len(cs))
 	for i, c := range cs {
-		out[i] = ranked{rowid: s.g.keys[c.id], score: float64(cosineUnit(q, s.g.vec(c.id)))}
+		out[i] = rank.Ranked{ID: s.g.keys[c.id], Score: float64(cosineUnit(q, s.g.vec(c.id)))}
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/memory/internal/rank"
 	"github.com/openrath/rath/model"
 )
 
@@ -38,7 +39,7 @@ func scopeIDsOf(t *testing.T, b *Backend, keys ...string) []int64 {
 	return ids
 }
 
-func mustNearest(t *testing.T, b *Backend, q []float32, ids []int64, k int) []ranked {
+func mustNearest(t *testing.T, b *Backend, q []float32, ids []int64, k int) []rank.Ranked {
 	t.Helper()
 	rs, err := b.nearest(context.Background(), q, ids, k)
 	if err != nil {
@@ -82,16 +83,16 @@ func TestIndexRecall(t *testing.T) {
 		}
 		exact := map[int64]float64{}
 		for _, r := range want {
-			exact[r.rowid] = r.score
+			exact[r.ID] = r.Score
 		}
 		for _, r := range got {
-			if r.score < float64(b.minSim) || r.score <= 0 {
-				t.Fatalf("query %d: hit %d scores %v", q, r.rowid, r.score)
+			if r.Score < float64(b.minSim) || r.Score <= 0 {
+				t.Fatalf("query %d: hit %d scores %v", q, r.ID, r.Score)
 			}
-			if s, ok := exact[r.rowid]; ok {
+			if s, ok := exact[r.ID]; ok {
 				found++
-				if math.Abs(s-r.score) > 1e-5 {
-					t.Fatalf("query %d: row %d scores %v, the scan says %v", q, r.rowid, r.score, s)
+				if math.Abs(s-r.Score) > 1e-5 {
+					t.Fatalf("query %d: row %d scores %v, the scan says %v", q, r.ID, r.Score, s)
 				}
 			}
 		}
@@ -130,7 +131,7 @@ func TestIndexFollowsOtherHandles(t *testing.T) {
 	defer plain.Close()
 	loadVectors(t, a, c, "p", 0, 500)
 	ids := scopeIDsOf(t, a, "project/p")
-	top := func(i int) ranked {
+	top := func(i int) rank.Ranked {
 		t.Helper()
 		rs := mustNearest(t, a, c.vector(uint64(i)), ids, 5)
 		if len(rs) == 0 {
@@ -139,7 +140,7 @@ func TestIndexFollowsOtherHandles(t *testing.T) {
 		return rs[0]
 	}
 	e7, e9, e11 := rowidOf(t, a, "memory://project/p/e7"), rowidOf(t, a, "memory://project/p/e9"), rowidOf(t, a, "memory://project/p/e11")
-	if r := top(7); r.rowid != e7 || r.score < 0.999 {
+	if r := top(7); r.ID != e7 || r.Score < 0.999 {
 		t.Fatalf("vector 7's nearest: %+v, want row %d", r, e7)
 	}
 	if !a.ann.scope(ids[0]).g.linked {
@@ -153,11 +154,11 @@ func TestIndexFollowsOtherHandles(t *testing.T) {
 	}
 	want := float64(model.Cosine(c.vector(7), c.vector(900000)))
 	for _, r := range mustNearest(t, a, c.vector(7), ids, 20) {
-		if r.rowid == e7 && math.Abs(r.score-want) > 1e-5 {
-			t.Fatalf("the replaced row scores %v, its old vector's score; its new one gives %v", r.score, want)
+		if r.ID == e7 && math.Abs(r.Score-want) > 1e-5 {
+			t.Fatalf("the replaced row scores %v, its old vector's score; its new one gives %v", r.Score, want)
 		}
 	}
-	if r := top(900000); r.rowid != e7 {
+	if r := top(900000); r.ID != e7 {
 		t.Fatalf("the replacement's vector finds %+v, not row %d", r, e7)
 	}
 
@@ -165,14 +166,14 @@ func TestIndexFollowsOtherHandles(t *testing.T) {
 	if _, err := m.Remember(ctx, nil, memory.Entry{URI: mustURI(t, "memory://project/p/fresh"), Content: "v800000"}); err != nil {
 		t.Fatal(err)
 	}
-	if r := top(800000); r.rowid != rowidOf(t, a, "memory://project/p/fresh") {
+	if r := top(800000); r.ID != rowidOf(t, a, "memory://project/p/fresh") {
 		t.Fatalf("a new entry is not found: %+v", r)
 	}
 	if _, _, err := m.Forget(ctx, nil, memory.Selector{URI: "memory://project/p/e9"}); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range mustNearest(t, a, c.vector(9), ids, 20) {
-		if r.rowid == e9 {
+		if r.ID == e9 {
 			t.Fatal("a deleted row is still found")
 		}
 	}
@@ -182,7 +183,7 @@ func TestIndexFollowsOtherHandles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range mustNearest(t, a, c.vector(11), ids, 20) {
-		if r.rowid == e11 {
+		if r.ID == e11 {
 			t.Fatal("a row whose vector was dropped is still found")
 		}
 	}
@@ -209,8 +210,8 @@ func TestIndexPersists(t *testing.T) {
 	b := openIndexed(t, path, e, 64)
 	loadVectors(t, b, c, "p", 0, 600)
 	ids := scopeIDsOf(t, b, "project/p")
-	queries := func(b *Backend) [][]ranked {
-		var out [][]ranked
+	queries := func(b *Backend) [][]rank.Ranked {
+		var out [][]rank.Ranked
 		for q := range 20 {
 			out = append(out, mustNearest(t, b, c.query(uint64(q)), ids, 10))
 		}
@@ -241,7 +242,7 @@ func TestIndexPersists(t *testing.T) {
 	b = openIndexed(t, path, e, 64)
 	for i := 600; i < 610; i++ {
 		rs := mustNearest(t, b, c.vector(uint64(i)), ids, 1)
-		if len(rs) == 0 || rs[0].score < 0.999 {
+		if len(rs) == 0 || rs[0].Score < 0.999 {
 			t.Fatalf("entry %d, written before the crash, is not found: %+v", i, rs)
 		}
 	}
@@ -322,12 +323,12 @@ func TestIndexAfterLogPruned(t *testing.T) {
 	}
 
 	for _, i := range []int{300, 699} {
-		if rs := mustNearest(t, a, c.vector(uint64(i)), ids, 1); len(rs) == 0 || rs[0].score < 0.999 {
+		if rs := mustNearest(t, a, c.vector(uint64(i)), ids, 1); len(rs) == 0 || rs[0].Score < 0.999 {
 			t.Fatalf("entry %d is not found: %+v", i, rs)
 		}
 	}
 	for _, r := range mustNearest(t, a, c.vector(5), ids, 20) {
-		if r.rowid == e5 {
+		if r.ID == e5 {
 			t.Fatal("a row deleted behind the pruned log is still found")
 		}
 	}
@@ -357,7 +358,7 @@ func TestIndexOfReplacedDatabase(t *testing.T) {
 	b = openIndexed(t, path, newSynth(c), 64)
 	defer b.Close()
 	loadVectors(t, b, c, "p", 1000, 300) // other vectors, more log lines
-	if rs := mustNearest(t, b, c.vector(7), ids, 1); len(rs) == 1 && rs[0].score > 0.999 {
+	if rs := mustNearest(t, b, c.vector(7), ids, 1); len(rs) == 1 && rs[0].Score > 0.999 {
 		t.Fatalf("the old database's vector 7 is found: %+v", rs)
 	}
 	if l, n := b.ann.stats.loaded.Load(), b.ann.stats.built.Load(); l != 0 || n != 1 {

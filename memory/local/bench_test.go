@@ -182,7 +182,7 @@ func recallAt10(b *testing.B, be *Backend, path string) float64 {
 				b.Fatal(err)
 			}
 			for _, r := range rs {
-				exact[q] = append(exact[q], r.rowid)
+				exact[q] = append(exact[q], r.ID)
 			}
 		}
 		raw, _ := json.Marshal(exact)
@@ -195,7 +195,7 @@ func recallAt10(b *testing.B, be *Backend, path string) float64 {
 			b.Fatal(err)
 		}
 		for _, r := range rs {
-			if slices.Contains(want, r.rowid) {
+			if slices.Contains(want, r.ID) {
 				found++
 			}
 		}

@@ -106,7 +106,7 @@ type candidate struct {
 // the answer is the one reading every posting gives (prune false does
 // that; a test compares them). Scores add the terms in the same order
 // either way, so they are equal to the bit.
-func (b *Backend) bm25Scope(ctx context.Context, q *lexQuery, id int64, k int, prune bool) ([]ranked, error) {
+func (b *Backend) bm25Scope(ctx context.Context, q *lexQuery, id int64, k int, prune bool) ([]rank.Ranked, error) {
 	lo, hi := scopeRange(id)
 	rest := make([]float64, len(q.terms)+1) // rest[i]: the most terms i… can add
 	for i := len(q.terms) - 1; i >= 0; i-- {
@@ -126,11 +126,11 @@ func (b *Backend) bm25Scope(ctx context.Context, q *lexQuery, id int64, k int, p
 			return nil, err
 		}
 	}
-	out := make([]ranked, 0, len(found))
+	out := make([]rank.Ranked, 0, len(found))
 	for rowid, c := range found {
-		out = append(out, ranked{rowid: rowid, score: c.score})
+		out = append(out, rank.Ranked{ID: rowid, Score: c.score})
 	}
-	sortRanked(out)
+	rank.Sort(out)
 	return out[:min(k, len(out))], nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/memory/internal/rank"
 	"github.com/openrath/rath/memory/internal/text"
 )
 
@@ -83,7 +84,7 @@ func newBrute(all map[int64]string) *brute {
 
 // bm25 scores every entry of the rowid range, adding the query's terms
 // rarest first as the index does, and returns the k best.
-func (br *brute) bm25(query string, lo, hi int64, k int) []ranked {
+func (br *brute) bm25(query string, lo, hi int64, k int) []rank.Ranked {
 	tf, df := br.tf, br.df
 	n, avg := float64(len(tf)), float64(br.tokens)/float64(len(tf))
 	type term struct {
@@ -97,7 +98,7 @@ func (br *brute) bm25(query string, lo, hi int64, k int) []ranked {
 		}
 	}
 	slices.SortStableFunc(q, func(a, b term) int { return cmp.Compare(b.idf, a.idf) })
-	var out []ranked
+	var out []rank.Ranked
 	for id, c := range tf {
 		if id < lo || id > hi {
 			continue
@@ -110,17 +111,17 @@ func (br *brute) bm25(query string, lo, hi int64, k int) []ranked {
 			}
 		}
 		if held {
-			out = append(out, ranked{rowid: id, score: s})
+			out = append(out, rank.Ranked{ID: id, Score: s})
 		}
 	}
-	sortRanked(out)
+	rank.Sort(out)
 	return out[:min(k, len(out))]
 }
 
 // sameRanking: the same rows in the same order, scores equal but for
 // rounding (terms of equal rarity may be added in another order).
-func sameRanking(got, want []ranked) bool {
-	return slices.EqualFunc(got, want, func(a, b ranked) bool { return a.rowid == b.rowid && math.Abs(a.score-b.score) <= 1e-9 })
+func sameRanking(got, want []rank.Ranked) bool {
+	return slices.EqualFunc(got, want, func(a, b rank.Ranked) bool { return a.ID == b.ID && math.Abs(a.Score-b.Score) <= 1e-9 })
 }
 
 // TestBM25MatchesBruteForce: the index's ranking of each scope is the one

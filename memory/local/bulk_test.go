@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/memory/internal/rank"
 )
 
 // bulkLoad writes new entries (no URI may exist yet) and, if vec is not
@@ -62,7 +63,7 @@ func bulkBatch(ctx context.Context, b *Backend, es []memory.Entry, lo, hi int, v
 			return err
 		}
 		if vec != nil {
-			if _, err := insVec.ExecContext(ctx, rowid, embedderKey(b.embedder), encodeVector(vec(i))); err != nil {
+			if _, err := insVec.ExecContext(ctx, rowid, rank.EmbedderKey(b.embedder), encodeVector(vec(i))); err != nil {
 				return err
 			}
 		}

@@ -29,6 +29,7 @@ import (
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/memory/internal/rank"
 	"github.com/openrath/rath/model"
 )
 
@@ -88,7 +89,7 @@ func OpenBackend(ctx context.Context, path string, opts ...Option) (*Backend, er
 		o(b)
 	}
 	if b.embedder != nil {
-		b.ann = newANN(db, path+".ann", embedderKey(b.embedder), b.annCfg)
+		b.ann = newANN(db, path+".ann", rank.EmbedderKey(b.embedder), b.annCfg)
 	}
 	return b, nil
 }
@@ -178,15 +179,9 @@ func (b *Backend) Get(ctx context.Context, uri memory.URI) (memory.Entry, error)
 	return e, err
 }
 
-// prefixRange is the half-open range of strings starting with prefix, for
-// a search of the uri index ("" has no upper bound: hi is "\xff…").
-func prefixRange(prefix string) (lo, hi string) {
-	return prefix, prefix + "\U0010FFFF"
-}
-
 // List implements memory.Backend.
 func (b *Backend) List(ctx context.Context, prefix string) ([]memory.Entry, error) {
-	lo, hi := prefixRange(prefix)
+	lo, hi := rank.PrefixRange(prefix)
 	rows, err := b.db.QueryContext(ctx, `SELECT uri, content, provenance FROM entries WHERE uri >= ? AND uri < ? ORDER BY uri`, lo, hi)
 	if err != nil {
 		return nil, err
@@ -210,7 +205,7 @@ func (b *Backend) Delete(ctx context.Context, sel memory.Selector) ([]memory.URI
 		where, args = append(where, "uri = ?"), append(args, sel.URI)
 	}
 	if sel.Prefix != "" {
-		lo, hi := prefixRange(sel.Prefix)
+		lo, hi := rank.PrefixRange(sel.Prefix)
 		where, args = append(where, "uri >= ? AND uri < ?"), append(args, lo, hi)
 	}
 	if sel.Session != "" {

@@ -197,7 +197,7 @@ func TestMigratesSchema3(t *testing.T) {
 		t.Fatalf("user_version %d, %v", v, err)
 	}
 	ids := scopeIDsOf(t, b, "project/p")
-	if rs := mustNearest(t, b, c.vector(42), ids, 1); len(rs) != 1 || rs[0].rowid != rowidOf(t, b, "memory://project/p/e42") {
+	if rs := mustNearest(t, b, c.vector(42), ids, 1); len(rs) != 1 || rs[0].ID != rowidOf(t, b, "memory://project/p/e42") {
 		t.Fatalf("a vector written under version 3 is not found: %+v", rs)
 	}
 	other := openIndexed(t, path, newSynth(c), 64)
@@ -205,7 +205,7 @@ func TestMigratesSchema3(t *testing.T) {
 	if _, err := memory.Over(other).Remember(ctx, nil, memory.Entry{URI: mustURI(t, "memory://project/p/new"), Content: "v5000"}); err != nil {
 		t.Fatal(err)
 	}
-	if rs := mustNearest(t, b, c.vector(5000), ids, 1); len(rs) != 1 || rs[0].rowid != rowidOf(t, b, "memory://project/p/new") {
+	if rs := mustNearest(t, b, c.vector(5000), ids, 1); len(rs) != 1 || rs[0].ID != rowidOf(t, b, "memory://project/p/new") {
 		t.Fatalf("a write after the migration is not seen: %+v", rs)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/memory/internal/rank"
 )
 
 func init() {
@@ -30,9 +31,9 @@ func init() {
 
 // Describe implements memory.Describer.
 func (b *Backend) Describe() string {
-	rank := "full-text (bm25)"
+	how := "full-text (bm25)"
 	if b.embedder != nil {
-		rank += " + vectors (" + embedderKey(b.embedder) + ")"
+		how += " + vectors (" + rank.EmbedderKey(b.embedder) + ")"
 	}
-	return "local " + b.path + ": " + rank
+	return "local " + b.path + ": " + how
 }

@@ -1,7 +1,6 @@
 package local
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -70,7 +69,7 @@ func (b *Backend) Search(ctx context.Context, query string, scopes []string, k i
 		return b.hits(ctx, lex)
 	}
 	n := max(4*k, 20)
-	var lex []ranked
+	var lex []rank.Ranked
 	var lexErr error
 	var wg sync.WaitGroup
 	wg.Go(func() { lex, lexErr = b.bm25(ctx, query, ids, n) }) // while the query is embedded
@@ -79,12 +78,12 @@ func (b *Backend) Search(ctx context.Context, query string, scopes []string, k i
 	if err := errors.Join(lexErr, err); err != nil {
 		return nil, err
 	}
-	fused := fuse(lex, near)
+	fused := rank.Fuse(lex, near)
 	return b.hits(ctx, fused[:min(k, len(fused))])
 }
 
 // embedNearest embeds the query and returns its k nearest rows.
-func (b *Backend) embedNearest(ctx context.Context, query string, ids []int64, k int) ([]ranked, error) {
+func (b *Backend) embedNearest(ctx context.Context, query string, ids []int64, k int) ([]rank.Ranked, error) {
 	qv, err := b.embed(ctx, query)
 	if err != nil {
 		return nil, err
@@ -95,12 +94,12 @@ func (b *Backend) embedNearest(ctx context.Context, query string, ids []int64, k
 // bm25 returns the k best rows of the scopes by BM25, best first (see
 // bm25Scope). The scopes are searched concurrently, each on its own
 // connection, and their lists merged.
-func (b *Backend) bm25(ctx context.Context, query string, ids []int64, k int) ([]ranked, error) {
+func (b *Backend) bm25(ctx context.Context, query string, ids []int64, k int) ([]rank.Ranked, error) {
 	q, err := b.readQuery(ctx, query)
 	if err != nil || len(q.terms) == 0 {
 		return nil, err
 	}
-	lists := make([][]ranked, len(ids))
+	lists := make([][]rank.Ranked, len(ids))
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
@@ -111,18 +110,18 @@ func (b *Backend) bm25(ctx context.Context, query string, ids []int64, k int) ([
 		return nil, err
 	}
 	out := slices.Concat(lists...)
-	sortRanked(out)
+	rank.Sort(out)
 	return out[:min(k, len(out))], nil
 }
 
 // hits loads the entries of rs, in rs's order, scored as in rs.
-func (b *Backend) hits(ctx context.Context, rs []ranked) ([]memory.Hit, error) {
+func (b *Backend) hits(ctx context.Context, rs []rank.Ranked) ([]memory.Hit, error) {
 	if len(rs) == 0 {
 		return nil, nil
 	}
 	args := make([]any, len(rs))
 	for i, r := range rs {
-		args[i] = r.rowid
+		args[i] = r.ID
 	}
 	rows, err := b.db.QueryContext(ctx, `SELECT uri, content, provenance, rowid FROM entries WHERE rowid IN (?`+strings.Repeat(",?", len(rs)-1)+`)`, args...)
 	if err != nil {
@@ -143,19 +142,9 @@ func (b *Backend) hits(ctx context.Context, rs []ranked) ([]memory.Hit, error) {
 	}
 	out := make([]memory.Hit, 0, len(rs))
 	for _, r := range rs {
-		if e, ok := byRow[r.rowid]; ok { // a row deleted meanwhile is no hit
-			out = append(out, memory.Hit{Entry: e, Score: r.score})
+		if e, ok := byRow[r.ID]; ok { // a row deleted meanwhile is no hit
+			out = append(out, memory.Hit{Entry: e, Score: r.Score})
 		}
 	}
 	return out, nil
-}
-
-// sortRanked orders best first, ties by rowid.
-func sortRanked(rs []ranked) {
-	slices.SortFunc(rs, func(a, b ranked) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.rowid, b.rowid)
-	})
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/openrath/rath/memory/internal/rank"
 	"github.com/openrath/rath/model"
 )
 
@@ -26,15 +27,8 @@ func WithEmbedder(e model.Embedder) Option { return func(b *Backend) { b.embedde
 // is not a hit (default 0.25).
 func WithMinSimilarity(s float32) Option { return func(b *Backend) { b.minSim = s } }
 
-// rrfK is the constant of reciprocal rank fusion: a hit at rank r (from 1)
-// in a list adds 1/(rrfK + r) to its score.
-const rrfK = 60
-
 // ErrVector: a stored vector is not a whole number of float32s.
 var ErrVector = errors.New("memory/local: malformed stored vector")
-
-// embedderKey names the embedding model whose vectors a row holds.
-func embedderKey(e model.Embedder) string { return e.Provider() + ":" + e.Name() }
 
 // embed returns text's vector.
 func (b *Backend) embed(ctx context.Context, text string) ([]float32, error) {
@@ -68,14 +62,8 @@ func decodeVector(blob []byte) ([]float32, error) {
 
 // putVector stores v as rowid's vector from this backend's embedder.
 func (b *Backend) putVector(ctx context.Context, tx *sql.Tx, rowid int64, v []float32) error {
-	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO vectors(rowid, model, vec) VALUES(?, ?, ?)`, rowid, embedderKey(b.embedder), encodeVector(v))
+	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO vectors(rowid, model, vec) VALUES(?, ?, ?)`, rowid, rank.EmbedderKey(b.embedder), encodeVector(v))
 	return err
-}
-
-// ranked is a row and its score in one ranking.
-type ranked struct {
-	rowid int64
-	score float64
 }
 
 // nearest returns up to k rows of the scopes' ranges whose vectors (from
@@ -84,7 +72,7 @@ type ranked struct {
 // annIndex), concurrently, after the index has caught up with every write
 // committed before the call; a query vector without direction is similar
 // to nothing.
-func (b *Backend) nearest(ctx context.Context, q []float32, ids []int64, k int) ([]ranked, error) {
+func (b *Backend) nearest(ctx context.Context, q []float32, ids []int64, k int) ([]rank.Ranked, error) {
 	u := unit(q)
 	if u == nil {
 		return nil, nil
@@ -93,7 +81,7 @@ func (b *Backend) nearest(ctx context.Context, q []float32, ids []int64, k int) 
 	if err != nil {
 		return nil, err
 	}
-	lists := make([][]ranked, len(ids))
+	lists := make([][]rank.Ranked, len(ids))
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
@@ -104,27 +92,7 @@ func (b *Backend) nearest(ctx context.Context, q []float32, ids []int64, k int) 
 		return nil, err
 	}
 	out := slices.Concat(lists...)
-	out = slices.DeleteFunc(out, func(r ranked) bool { return float32(r.score) < b.minSim })
-	sortRanked(out)
+	out = slices.DeleteFunc(out, func(r rank.Ranked) bool { return float32(r.Score) < b.minSim })
+	rank.Sort(out)
 	return out[:min(k, len(out))], nil
-}
-
-// fuse merges rankings by reciprocal rank: best first, ties by rowid.
-func fuse(lists ...[]ranked) []ranked {
-	score := map[int64]float64{}
-	var order []int64
-	for _, l := range lists {
-		for i, r := range l {
-			if _, ok := score[r.rowid]; !ok {
-				order = append(order, r.rowid)
-			}
-			score[r.rowid] += 1 / float64(rrfK+i+1)
-		}
-	}
-	out := make([]ranked, len(order))
-	for i, id := range order {
-		out[i] = ranked{rowid: id, score: score[id]}
-	}
-	sortRanked(out)
-	return out
 }
