@@ -26,10 +26,13 @@ import (
 //
 // Because the terms are computed in Go, every path that writes content
 // writes its terms too (see termsOf). Postings' term column is the
-// lexicon's id of the term.
+// lexicon's id of the term; a term no entry holds any more leaves the
+// lexicon, and its id is never given again, so a search that read the id
+// before a writer removed the term finds no postings rather than another
+// term's.
 const lexiconSchema = `
 CREATE TABLE IF NOT EXISTS lexicon(
-	id INTEGER PRIMARY KEY,
+	id INTEGER PRIMARY KEY AUTOINCREMENT,
 	term TEXT NOT NULL UNIQUE,
 	docs INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS postings(
