@@ -54,8 +54,9 @@ func Open(ctx context.Context, path string, opts ...Option) (memory.Memory, erro
 // Backend is the SQLite memory backend. It is safe for concurrent use, and
 // several processes may share one database.
 type Backend struct {
-	db   *sql.DB
-	path string
+	db    *sql.DB
+	path  string
+	stmts *stmts
 
 	mu     sync.Mutex
 	scopes map[string]int64 // scope ids never change once given
@@ -84,7 +85,12 @@ func OpenBackend(ctx context.Context, path string, opts ...Option) (*Backend, er
 		db.Close()
 		return nil, fmt.Errorf("memory %s: schema: %w", path, err)
 	}
-	b := &Backend{db: db, path: path, scopes: map[string]int64{}, minSim: 0.25, annCfg: defaultANN()}
+	st, err := prepareStmts(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("memory %s: %w", path, err)
+	}
+	b := &Backend{db: db, path: path, stmts: st, scopes: map[string]int64{}, minSim: 0.25, annCfg: defaultANN()}
 	for _, o := range opts {
 		o(b)
 	}
@@ -113,7 +119,7 @@ func (b *Backend) Put(ctx context.Context, e memory.Entry) error {
 		return err
 	}
 	defer tx.Rollback()
-	rowid, err := put(ctx, tx, e)
+	rowid, err := b.put(ctx, tx, e)
 	if err != nil {
 		return err
 	}
@@ -126,7 +132,7 @@ func (b *Backend) Put(ctx context.Context, e memory.Entry) error {
 }
 
 // put writes e inside tx and returns its rowid.
-func put(ctx context.Context, tx *sql.Tx, e memory.Entry) (int64, error) {
+func (b *Backend) put(ctx context.Context, tx *sql.Tx, e memory.Entry) (int64, error) {
 	prov, err := json.Marshal(e.Provenance)
 	if err != nil {
 		return 0, err
@@ -134,8 +140,7 @@ func put(ctx context.Context, tx *sql.Tx, e memory.Entry) (int64, error) {
 	uri, session := e.URI.String(), string(e.Provenance.Session)
 	terms, length := termsOf(e.Content)
 	var rowid int64
-	err = tx.QueryRowContext(ctx, `UPDATE entries SET content = ?, session = ?, provenance = ?, terms = ?, length = ? WHERE uri = ? RETURNING rowid`,
-		e.Content, session, string(prov), terms, length, uri).Scan(&rowid)
+	err = tx.StmtContext(ctx, b.stmts.update).QueryRowContext(ctx, e.Content, session, string(prov), terms, length, uri).Scan(&rowid)
 	if !errors.Is(err, sql.ErrNoRows) {
 		return rowid, err
 	}
@@ -146,8 +151,7 @@ func put(ctx context.Context, tx *sql.Tx, e memory.Entry) (int64, error) {
 	if rowid, err = nextRowid(ctx, tx, id); err != nil {
 		return 0, err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO entries(rowid, uri, scope, content, session, provenance, terms, length) VALUES(?, ?, ?, ?, ?, ?, ?, ?)`,
-		rowid, uri, e.URI.ScopeKey(), e.Content, session, string(prov), terms, length)
+	_, err = tx.StmtContext(ctx, b.stmts.insert).ExecContext(ctx, rowid, uri, e.URI.ScopeKey(), e.Content, session, string(prov), terms, length)
 	return rowid, err
 }
 
@@ -242,7 +246,7 @@ func (b *Backend) Close() error {
 	if b.ann != nil {
 		b.ann.close()
 	}
-	return b.db.Close()
+	return errors.Join(b.stmts.close(), b.db.Close())
 }
 
 var _ memory.Backend = (*Backend)(nil)
