@@ -295,17 +295,28 @@ func TestWorkerHealth(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no health address in %q", p.out.String())
 	}
-	for _, path := range []string{"/health/live", "/health/ready"} {
+	get := func(path string) (int, map[string]string) {
 		resp, err := http.Get(m[1] + path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer resp.Body.Close()
 		var body map[string]string
 		_ = json.NewDecoder(resp.Body).Decode(&body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Fatalf("%s: %d %v", path, resp.StatusCode, body)
-		}
+		return resp.StatusCode, body
+	}
+	if code, body := get("/health/live"); code != 200 {
+		t.Fatalf("/health/live: %d %v", code, body)
+	}
+	// Ready once the worker works: its start line comes a moment before.
+	var code int
+	var body map[string]string
+	e.waitFor("the worker ready", 20*time.Second, func() bool {
+		code, body = get("/health/ready")
+		return code == 200
+	})
+	if body["status"] != "ready" {
+		t.Fatalf("/health/ready: %d %v", code, body)
 	}
 }
 
