@@ -2,7 +2,8 @@ package otel
 
 import "go.opentelemetry.io/otel/attribute"
 
-// GenAI semantic convention attribute keys. Recent semconv packages no longer
+// GenAI semantic convention attribute keys (OpenTelemetry semantic
+// conventions v1.41.1, docs/gen-ai). Recent semconv packages no longer
 // export them, so they are spelled out here.
 const (
 	KeyOperationName       = attribute.Key("gen_ai.operation.name")
@@ -11,6 +12,9 @@ const (
 	KeyRequestMaxTokens    = attribute.Key("gen_ai.request.max_tokens")
 	KeyRequestTemperature  = attribute.Key("gen_ai.request.temperature")
 	KeyRequestTopP         = attribute.Key("gen_ai.request.top_p")
+	KeyRequestStop         = attribute.Key("gen_ai.request.stop_sequences")
+	KeyRequestStream       = attribute.Key("gen_ai.request.stream")
+	KeyOutputType          = attribute.Key("gen_ai.output.type")
 	KeyResponseModel       = attribute.Key("gen_ai.response.model")
 	KeyResponseID          = attribute.Key("gen_ai.response.id")
 	KeyFinishReasons       = attribute.Key("gen_ai.response.finish_reasons")
@@ -21,6 +25,7 @@ const (
 	KeyReasoningTokens     = attribute.Key("gen_ai.usage.reasoning.output_tokens")
 	KeyConversationID      = attribute.Key("gen_ai.conversation.id")
 	KeyAgentName           = attribute.Key("gen_ai.agent.name")
+	KeyWorkflowName        = attribute.Key("gen_ai.workflow.name")
 	KeyToolName            = attribute.Key("gen_ai.tool.name")
 	KeyToolCallID          = attribute.Key("gen_ai.tool.call.id")
 	KeyToolType            = attribute.Key("gen_ai.tool.type")
@@ -41,6 +46,8 @@ const (
 	KeyNode          = attribute.Key("rath.node")
 	KeyLineageKind   = attribute.Key("rath.lineage.kind")
 	KeyLineageOp     = attribute.Key("rath.lineage.op")
+	KeyParents       = attribute.Key("rath.lineage.parents")
+	KeySession       = attribute.Key("rath.session.id")
 	KeyCostUSD       = attribute.Key("rath.usage.cost_usd")
 	KeyAggregate     = attribute.Key("rath.model_call.aggregate")
 	KeyAttemptIndex  = attribute.Key("rath.attempt.index")
@@ -78,8 +85,23 @@ const (
 	EventCompress  = "rath.compress"
 	EventPlacement = "rath.placement"
 	EventError     = "rath.error"
+	EventSession   = "rath.session"
 )
 
 // toolType is gen_ai.tool.type for every tool: the runtime's tools are
 // functions the model calls.
 const toolType = "function"
+
+// other is the conventions' fallback value, used for error.type when a
+// failure has no kind and for gen_ai.provider.name (required) when a
+// record names no provider.
+const other = "_OTHER"
+
+// outputJSON is gen_ai.output.type for a request that asked for output
+// matching a JSON schema.
+const outputJSON = "json"
+
+// WorkflowLabel is the store label that names the registered workflow a
+// run's output came from (the runtime's rath.WorkflowLabel). Live names a
+// workflow span after it.
+const WorkflowLabel = "rath.workflow"

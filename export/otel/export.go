@@ -11,19 +11,27 @@ import (
 	"github.com/openrath/rath/session"
 )
 
+// ErrNilSession: Export was given no session.
+var ErrNilSession = errors.New("otel export: nil session")
+
 // Export emits the spans of a finished session after the fact, timed by its
-// chunks: an invoke_workflow span named after the session's lineage op
-// (a child of the span in ctx, if any), an invoke_agent span per agent node
-// covering that node's first to last chunk, and under them a chat span per
-// model_call chunk and an execute_tool span per tool_result chunk. Selector
-// decisions, approvals, memory operations, compressions, placements and
-// recorded failures become events on the enclosing span.
+// chunks: an invoke_workflow span (a child of the span in ctx, if any),
+// named after the workflow if WithWorkflowName says which, an
+// invoke_agent span per agent node covering that node's first to last
+// chunk, and under them a chat span per model_call chunk and an
+// execute_tool span per tool_result chunk. Selector decisions, approvals,
+// memory operations, compressions, placements and recorded failures become
+// events on the enclosing span.
 //
 // If tp can flush (as an SDK tracer provider can), Export flushes it and
 // returns its error.
-func Export(ctx context.Context, tp trace.TracerProvider, s *session.Session) error {
+func Export(ctx context.Context, tp trace.TracerProvider, s *session.Session, opts ...Option) error {
 	if s == nil {
-		return errors.New("otel export: nil session")
+		return ErrNilSession
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("otel export %s: %w", s.ID(), err)
@@ -33,12 +41,13 @@ func Export(ctx context.Context, tp trace.TracerProvider, s *session.Session) er
 	if len(chunks) > 0 {
 		start, end = bounds(chunks)
 	}
-	st := startSession(ctx, tracer(tp), s.ID(), s.Lineage(), start)
-	st.openAgents(chunks)
+	wt := startWorkflow(ctx, tracer(tp), s.ID(), s.Lineage(), start, o.workflow)
+	wt.expect(chunks)
+	wt.openAgents(chunks, s.ID())
 	for _, c := range chunks {
-		st.chunk(c)
+		wt.chunk(c, s.ID())
 	}
-	st.finish(end, "")
+	wt.finish(end, "")
 	if err := flush(ctx, tp); err != nil {
 		return fmt.Errorf("otel export %s: %w", s.ID(), err)
 	}
@@ -54,9 +63,10 @@ func bounds(chunks []session.Chunk) (start, end time.Time) {
 	return start, end
 }
 
-// openAgents starts the span of every agent node of chunks at the earliest
-// start of its chunks and its nested agents', enclosing agents first.
-func (st *sessionTrace) openAgents(chunks []session.Chunk) {
+// openAgents starts the span of every agent node of chunks, chunks of
+// session conv, at the earliest start of its chunks and its nested
+// agents', enclosing agents first.
+func (wt *workflowTrace) openAgents(chunks []session.Chunk, conv session.ID) {
 	first := map[string]time.Time{}
 	var order []string
 	for _, c := range chunks {
@@ -81,7 +91,7 @@ func (st *sessionTrace) openAgents(chunks []session.Chunk) {
 	}
 	for _, k := range order {
 		_, name, _ := agentNode(k)
-		st.agent(k, name, first[k])
+		wt.agent(k, name, first[k], conv)
 	}
 }
 

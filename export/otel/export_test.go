@@ -134,7 +134,7 @@ type wantEvent struct {
 func TestExport(t *testing.T) {
 	tp, exp := recorder(t)
 	s := runSession(t)
-	if err := Export(t.Context(), tp, s); err != nil {
+	if err := Export(t.Context(), tp, s, WithWorkflowName("fix")); err != nil {
 		t.Fatal(err)
 	}
 	spans := exp.GetSpans()
@@ -144,14 +144,14 @@ func TestExport(t *testing.T) {
 	conv := string(s.ID())
 	sec := func(f float64) time.Time { return t0.Add(time.Duration(f * float64(time.Second))) }
 
-	wf := one(t, spans, "invoke_workflow review")
+	wf := one(t, spans, "invoke_workflow fix")
 	if wf.Parent.IsValid() {
 		t.Errorf("workflow span has parent %v", wf.Parent)
 	}
 	checkTimes(t, wf, t0, sec(15))
 	checkStatus(t, wf, codes.Unset, "")
 	checkAttrs(t, "workflow", wf.Attributes, map[attribute.Key]any{
-		KeyOperationName: "invoke_workflow", KeyConversationID: conv,
+		KeyOperationName: "invoke_workflow", KeyConversationID: conv, KeyWorkflowName: "fix",
 		KeyLineageOp: "review", KeyLineageKind: "derive",
 	})
 	checkEvents(t, wf,
@@ -167,7 +167,7 @@ func TestExport(t *testing.T) {
 	checkStatus(t, cod, codes.Error, "model call failed")
 	checkAttrs(t, "coder", cod.Attributes, map[attribute.Key]any{
 		KeyOperationName: "invoke_agent", KeyAgentName: "coder", KeyConversationID: conv,
-		KeyNode: coder, KeyErrorType: "model",
+		KeyProviderName: "anthropic", KeyRequestModel: "claude-sonnet", KeyNode: coder, KeyErrorType: "model",
 	})
 	checkEvents(t, cod,
 		wantEvent{EventMemory, sec(8), map[attribute.Key]any{KeyNode: coder, KeyMemoryOp: "recall",
@@ -179,6 +179,10 @@ func TestExport(t *testing.T) {
 	childOf(t, rev, wf)
 	checkTimes(t, rev, sec(10), sec(14))
 	checkStatus(t, rev, codes.Unset, "")
+	checkAttrs(t, "reviewer", rev.Attributes, map[attribute.Key]any{
+		KeyOperationName: "invoke_agent", KeyAgentName: "reviewer", KeyConversationID: conv,
+		KeyProviderName: "openai", KeyRequestModel: "gpt-5", KeyNode: reviewer,
+	})
 	checkEvents(t, rev, wantEvent{EventCompress, sec(14), map[attribute.Key]any{KeyNode: reviewer,
 		KeyCompressCount: 3, KeyCompressModel: "gpt-5-mini", KeyTokensBefore: 900, KeyTokensAfter: 80}})
 
@@ -187,6 +191,7 @@ func TestExport(t *testing.T) {
 	checkTimes(t, lin, sec(12.5), sec(13))
 	checkAttrs(t, "linter", lin.Attributes, map[attribute.Key]any{
 		KeyOperationName: "invoke_agent", KeyAgentName: "linter", KeyConversationID: conv, KeyNode: linter,
+		KeyProviderName: "openai", KeyRequestModel: "gpt-5-mini",
 	})
 
 	chat1 := find(t, spans, "chat claude-sonnet", sec(3))
@@ -264,7 +269,7 @@ func TestExportUnderContextSpan(t *testing.T) {
 	}
 	parent.End()
 	spans := exp.GetSpans()
-	wf := one(t, spans, "invoke_workflow from_user")
+	wf := one(t, spans, "invoke_workflow")
 	childOf(t, wf, one(t, spans, "caller"))
 	c := s.Chunk(0)
 	checkTimes(t, wf, c.Time, c.Time)
@@ -276,7 +281,7 @@ func TestExportEmptySession(t *testing.T) {
 	if err := Export(t.Context(), tp, s); err != nil {
 		t.Fatal(err)
 	}
-	wf := one(t, exp.GetSpans(), "invoke_workflow new")
+	wf := one(t, exp.GetSpans(), "invoke_workflow")
 	if !wf.StartTime.Equal(s.ID().Time()) || !wf.EndTime.Equal(s.ID().Time()) {
 		t.Errorf("empty session span %v .. %v, want its id's time %v", wf.StartTime, wf.EndTime, s.ID().Time())
 	}

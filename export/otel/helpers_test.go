@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // recorder returns a tracer provider exporting synchronously to memory.
@@ -76,5 +77,33 @@ func childOf(t *testing.T, child, parent tracetest.SpanStub) {
 	}
 	if child.SpanContext.TraceID() != parent.SpanContext.TraceID() {
 		t.Errorf("span %q: trace %s, want %s", child.Name, child.SpanContext.TraceID(), parent.SpanContext.TraceID())
+	}
+}
+
+// checkTree checks that every span's parent was exported too and that each
+// span lies within its parent's time: it starts no earlier and ends no
+// later.
+func checkTree(t *testing.T, spans tracetest.SpanStubs) {
+	t.Helper()
+	byID := map[trace.SpanID]tracetest.SpanStub{}
+	for _, s := range spans {
+		byID[s.SpanContext.SpanID()] = s
+	}
+	for _, s := range spans {
+		if s.EndTime.Before(s.StartTime) {
+			t.Errorf("span %q ends (%v) before it starts (%v)", s.Name, s.EndTime, s.StartTime)
+		}
+		if !s.Parent.IsValid() {
+			continue
+		}
+		p, ok := byID[s.Parent.SpanID()]
+		if !ok {
+			t.Errorf("span %q: its parent %s was not exported", s.Name, s.Parent.SpanID())
+			continue
+		}
+		if s.StartTime.Before(p.StartTime) || s.EndTime.After(p.EndTime) {
+			t.Errorf("span %q (%v .. %v) leaves its parent %q (%v .. %v)", s.Name, s.StartTime, s.EndTime,
+				p.Name, p.StartTime, p.EndTime)
+		}
 	}
 }

@@ -1,27 +1,28 @@
 package otel
 
-import "github.com/openrath/rath/session"
-
-// idSet is a set of chunk ids that forgets its oldest ids beyond a capacity.
-type idSet struct {
-	m    map[session.ChunkID]struct{}
-	ring []session.ChunkID // ids in insertion order, oldest at next once full
+// idSet is a set of ids (chunk or session ids) that forgets its oldest ids
+// beyond a capacity.
+type idSet[K comparable] struct {
+	m    map[K]struct{}
+	ring []K // ids in insertion order, oldest at next once full
 	next int
 	cap  int
 }
 
-func newIDSet(capacity int) *idSet {
-	return &idSet{m: make(map[session.ChunkID]struct{}, capacity), cap: capacity}
+func newIDSet[K comparable](capacity int) *idSet[K] {
+	return &idSet[K]{m: make(map[K]struct{}, min(capacity, 1024)), cap: capacity}
 }
 
-func (s *idSet) has(id session.ChunkID) bool {
+func (s *idSet[K]) has(id K) bool {
 	_, ok := s.m[id]
 	return ok
 }
 
-// add adds id, forgetting the oldest id if the set is full.
-func (s *idSet) add(id session.ChunkID) {
-	if id == "" || s.has(id) {
+// add adds id, forgetting the oldest id if the set is full. The zero id is
+// never added.
+func (s *idSet[K]) add(id K) {
+	var zero K
+	if id == zero || s.has(id) {
 		return
 	}
 	if len(s.ring) < s.cap {

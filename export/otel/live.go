@@ -13,6 +13,10 @@ import (
 	"github.com/openrath/rath/store"
 )
 
+// ErrWatchEnded: the store's watch ended before Live's context (the store
+// was closed).
+var ErrWatchEnded = errors.New("otel live: the store's watch ended")
+
 // pollInterval is how often Live re-reads the Info of the sessions it
 // follows: status changes commit nothing, so they send no event.
 var pollInterval = 2 * time.Second
@@ -20,29 +24,48 @@ var pollInterval = 2 * time.Second
 // emittedCap bounds how many chunk ids Live remembers having emitted.
 const emittedCap = 1 << 17
 
+// endedCap bounds how many sessions Live remembers whose workflow ended.
+const endedCap = 1 << 14
+
 // resyncSlack widens the window in which Live looks for sessions created
 // while it missed events, for commits in flight and clock skew.
 const resyncSlack = time.Minute
 
 // Live emits spans while runs happen. It watches st's commits and, for each
 // session that grows, reads the new chunks and emits their chat and
-// execute_tool spans and events as they commit. A session's spans hang under
-// its invoke_workflow span, which is a child of the workflow span of the
-// session it derives from when Live follows that one (so a workflow run is
-// one trace), and under per-node invoke_agent spans. These end, at the
-// latest time they cover, when the session's status becomes closed, failed
-// (the workflow span then has status Error) or archived, when it is deleted,
-// or when Live stops. A session that never reaches such a status keeps its
-// workflow and agent spans open until Live stops, and a batching exporter
-// sends them only then.
+// execute_tool spans and events as they commit.
+//
+// A session that derives from none Live follows (a workflow run's input,
+// say) starts a trace: an invoke_workflow span with no parent. The
+// sessions derived from a followed one (the sessions a run's steps commit)
+// join their parent's workflow: their spans hang under the same
+// invoke_workflow span, each noted on it by a rath.session event, so one
+// run is one trace of one workflow span, its invoke_agent spans (one per
+// agent node, nested as the nodes are) and their chat and execute_tool
+// spans. When a followed session carries WorkflowLabel (a run's output
+// does once the run ends), the workflow span is named after that workflow
+// and carries it as gen_ai.workflow.name.
+//
+// A workflow span and its agent spans end, at the latest time they cover,
+// when the session carrying WorkflowLabel reaches a finished status
+// (closed, failed or archived), when every session of the workflow has
+// finished or been deleted, or when Live stops. Each span ends after its
+// children and no earlier than any of them, and a chunk that would start
+// before its span (one a merge brought in from a session Live does not
+// follow, say) is moved to the span's start, so no child leaves its
+// parent's time. The workflow span has status Error if one of its
+// sessions failed. A chunk committed to a session after its workflow ended
+// starts a new trace. A workflow none of whose ends comes keeps its spans
+// open until Live stops, and a batching exporter sends them only then.
 //
 // A session Live first sees is read from its start, but a chunk Live has
 // already emitted (a prefix shared with a parent, a chunk a merge re-chained)
 // is not emitted again. After missed events Live re-reads the Info of the
 // sessions it follows and lists the sessions created meanwhile. Status
-// changes are seen by polling. Errors reading the store go to the
-// OpenTelemetry error handler (otel.Handle) and are retried at the next
-// event or poll.
+// changes and labels are seen by polling. Errors reading the store go to
+// the OpenTelemetry error handler (otel.Handle) and are retried at the next
+// event or poll. Spans in ctx are not parents of Live's: each workflow
+// starts its own trace.
 //
 // Live returns nil when ctx ends, and an error if st cannot be watched or
 // its watch ends first (the store closed).
@@ -91,7 +114,8 @@ type live struct {
 	tr       trace.Tracer
 	base     context.Context // parent context of sessions' root spans
 	sessions map[session.ID]*liveSession
-	emitted  *idSet
+	emitted  *idSet[session.ChunkID]
+	ended    *idSet[session.ID] // sessions whose workflow ended
 	// empty and prevEmpty are the last two times the watch channel was
 	// seen empty with an event received in between; events dropped before
 	// the next event carrying Missed were committed after prevEmpty.
@@ -99,16 +123,11 @@ type live struct {
 	received         bool // an event arrived since empty
 }
 
-// liveSession is a followed session: its spans and how many chunks were read.
-type liveSession struct {
-	*sessionTrace
-	seen int
-}
-
 func newLive(ctx context.Context, st store.Store, tp trace.TracerProvider) *live {
 	now := time.Now()
 	return &live{st: st, tr: tracer(tp), base: context.WithoutCancel(ctx),
-		sessions: map[session.ID]*liveSession{}, emitted: newIDSet(emittedCap),
+		sessions: map[session.ID]*liveSession{}, emitted: newIDSet[session.ChunkID](emittedCap),
+		ended: newIDSet[session.ID](endedCap),
 		empty: now, prevEmpty: now}
 }
 
@@ -134,7 +153,7 @@ func (l *live) closed(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return nil
 	}
-	return errors.New("otel live: the store's watch ended")
+	return ErrWatchEnded
 }
 
 // report passes a store error to the OpenTelemetry error handler, unless

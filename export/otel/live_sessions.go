@@ -4,123 +4,139 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"time"
-
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
 
+// liveSession is a followed session: the workflow it belongs to and how
+// many of its chunks were read.
+type liveSession struct {
+	id     session.ID
+	wf     *liveWorkflow
+	seen   int
+	done   bool // it finished or was deleted
+	output bool // it carries WorkflowLabel: a run's output
+}
+
 // advance emits the chunks of session id up to length to that Live has not
-// read yet. info is the session's Info if the caller has it; a session seen
-// for the first time is read from its start, and one whose info says it has
-// finished is ended.
+// read yet. info is the session's Info if the caller has it: its labels
+// may name the workflow, and a finished status finishes the session. A
+// session seen for the first time is read from its start.
 func (l *live) advance(ctx context.Context, id session.ID, to int, info *store.Info) {
 	ls := l.sessions[id]
-	from := 0
-	if ls != nil {
-		from = ls.seen
-	}
-	if to <= from {
-		return
-	}
-	if ls == nil && info == nil {
-		i, err := l.st.Info(ctx, id)
-		if err != nil {
-			l.report(ctx, err)
+	if ls == nil {
+		if to <= 0 {
+			return // nothing to follow yet
+		}
+		if info == nil {
+			i, err := l.st.Info(ctx, id)
+			if err != nil {
+				l.report(ctx, err)
+				return
+			}
+			info = &i
+		}
+		if ls = l.follow(ctx, *info, to); ls == nil {
 			return
 		}
-		info = &i
+	} else if to > ls.seen {
+		l.read(ctx, ls, to)
 	}
-	chunks, err := l.st.Range(ctx, id, from, to)
+	if info != nil {
+		l.update(ctx, ls, *info)
+	}
+}
+
+// follow starts following the session info describes, reading its chunks
+// up to to. It follows nothing (and returns nil) if the session brings no
+// chunk Live has not emitted, derives from no session Live follows, and
+// has finished or its workflow has ended. A session derived from a
+// followed one is followed even if it has finished and brings nothing new:
+// it may be the output that names and ends the workflow.
+func (l *live) follow(ctx context.Context, info store.Info, to int) *liveSession {
+	chunks, err := l.st.Range(ctx, info.ID, 0, to)
+	if err != nil {
+		l.report(ctx, err)
+		return nil
+	}
+	fresh := l.fresh(chunks)
+	if len(fresh) == 0 && !l.followsParent(info) && (terminal(info.Status) || l.ended.has(info.ID)) {
+		return nil
+	}
+	ls := l.open(info, fresh)
+	ls.seen = len(chunks)
+	l.emit(ls, fresh)
+	return ls
+}
+
+// followsParent reports whether Live follows a parent of the session info
+// describes.
+func (l *live) followsParent(info store.Info) bool {
+	for _, p := range info.Lineage.Parents {
+		if l.sessions[p] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// read emits the chunks of ls from the last read up to to.
+func (l *live) read(ctx context.Context, ls *liveSession, to int) {
+	chunks, err := l.st.Range(ctx, ls.id, ls.seen, to)
 	if err != nil {
 		l.report(ctx, err)
 		return
 	}
-	var fresh []session.Chunk
+	ls.seen += len(chunks)
+	l.emit(ls, l.fresh(chunks))
+}
+
+// fresh returns the chunks Live has not emitted yet, and notes them all as
+// emitted.
+func (l *live) fresh(chunks []session.Chunk) []session.Chunk {
+	var out []session.Chunk
 	for _, c := range chunks {
 		if !l.emitted.has(c.ID) && (c.Origin == "" || !l.emitted.has(c.Origin)) {
-			fresh = append(fresh, c)
+			out = append(out, c)
 		}
 		l.emitted.add(c.ID)
 	}
-	if ls == nil {
-		if len(fresh) == 0 && terminal(info.Status) {
-			return
-		}
-		ls = l.open(*info, fresh)
-	}
-	for _, c := range fresh {
-		ls.chunk(c)
-	}
-	ls.seen = max(ls.seen, from+len(chunks))
-	if info != nil && terminal(info.Status) {
-		l.end(id, info)
+	return out
+}
+
+// emit emits chunks of ls in its workflow.
+func (l *live) emit(ls *liveSession, chunks []session.Chunk) {
+	ls.wf.expect(chunks)
+	for _, c := range chunks {
+		ls.wf.chunk(c, ls.id)
 	}
 }
 
-// open starts following a session: its workflow span starts at its
-// creation or its first chunk's start, whichever is earlier, under the
-// workflow span of the first parent Live follows, linked to the others.
-func (l *live) open(info store.Info, fresh []session.Chunk) *liveSession {
-	start := info.Created
-	for _, c := range fresh {
-		if s := chunkStart(c); start.IsZero() || s.Before(start) {
-			start = s
-		}
+// update applies what ls's Info says: a workflow label names its
+// workflow, and a finished status finishes it.
+func (l *live) update(ctx context.Context, ls *liveSession, info store.Info) {
+	if name := info.Labels[WorkflowLabel]; name != "" {
+		ls.output = true
+		ls.wf.name(name)
 	}
-	if start.IsZero() {
-		start = time.Now()
+	if terminal(info.Status) {
+		l.finish(ctx, ls, &info)
 	}
-	parent := l.base
-	var links []trace.Link
-	for _, p := range info.Lineage.Parents {
-		ps := l.sessions[p]
-		switch {
-		case ps == nil:
-		case parent == l.base:
-			parent = ps.ctx
-		default:
-			links = append(links, trace.Link{SpanContext: trace.SpanContextFromContext(ps.ctx)})
-		}
-	}
-	ls := &liveSession{sessionTrace: startSession(parent, l.tr, info.ID, info.Lineage, start, trace.WithLinks(links...))}
-	l.sessions[info.ID] = ls
-	return ls
 }
 
-// end ends the spans of session id: at its last update if info says it
-// finished, with status Error if it failed; at the latest time they cover
-// if info is nil.
-func (l *live) end(id session.ID, info *store.Info) {
-	ls := l.sessions[id]
-	if ls == nil {
-		return
-	}
-	delete(l.sessions, id)
-	var at time.Time
-	failure := ""
-	if info != nil {
-		at = info.Updated
-		if info.Status == store.StatusFailed {
-			failure = string(store.StatusFailed)
-		}
-	}
-	ls.finish(at, failure)
-}
-
-// poll re-reads the Info of every followed session: it reads chunks whose
-// events were missed and ends the sessions that finished or were deleted.
+// poll re-reads the Info of every followed session that has not finished:
+// it reads chunks whose events were missed, sees labels, and finishes the
+// sessions that finished or were deleted.
 func (l *live) poll(ctx context.Context) {
 	for _, id := range l.followed() {
 		ls := l.sessions[id]
-		if ls == nil {
+		if ls == nil || ls.done {
 			continue
 		}
 		info, err := l.st.Info(ctx, id)
 		if errors.Is(err, store.ErrNotFound) {
-			l.end(id, nil)
+			l.finish(ctx, ls, nil)
 			continue
 		}
 		if err != nil {
@@ -130,12 +146,7 @@ func (l *live) poll(ctx context.Context) {
 			}
 			continue
 		}
-		if info.Len > ls.seen {
-			l.advance(ctx, id, info.Len, nil)
-		}
-		if terminal(info.Status) {
-			l.end(id, &info)
-		}
+		l.advance(ctx, id, info.Len, &info)
 	}
 }
 
@@ -165,11 +176,4 @@ func (l *live) followed() []session.ID {
 	}
 	slices.Sort(ids) // ids are ULIDs: sorting them orders them by creation
 	return ids
-}
-
-// stop ends the spans of every followed session.
-func (l *live) stop() {
-	for _, id := range l.followed() {
-		l.end(id, nil)
-	}
 }

@@ -94,15 +94,40 @@ func modelCall(provider, model string, latency time.Duration, in, out int64) *se
 		Usage:    session.Usage{InputTokens: in, OutputTokens: out}}
 }
 
-func TestLive(t *testing.T) {
-	st := openStore(t)
+// startLive runs Live on st with an in-memory exporter until the test ends
+// or stop is called; stop returns Live's error.
+func startLive(t *testing.T, st store.Store) (exp *tracetest.InMemoryExporter, stop func() error) {
+	t.Helper()
 	tp, exp := recorder(t)
 	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
 	w := watched{Store: st, ready: make(chan struct{})}
 	done := make(chan error, 1)
 	go func() { done <- Live(ctx, w, tp) }()
 	<-w.ready
+	var err error
+	stopped := false
+	stop = func() error {
+		if !stopped {
+			stopped = true
+			cancel()
+			err = <-done
+		}
+		return err
+	}
+	t.Cleanup(func() { _ = stop() })
+	return exp, stop
+}
+
+func moveTo(t *testing.T, st store.Store, id session.ID, to store.Status) {
+	t.Helper()
+	if err := store.MoveTo(t.Context(), st, id, to); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLive(t *testing.T) {
+	st := openStore(t)
+	exp, stop := startLive(t, st)
 
 	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
 	sec := func(f float64) time.Time { return base.Add(time.Duration(f * float64(time.Second))) }
@@ -125,7 +150,7 @@ func TestLive(t *testing.T) {
 		KeyResponseID: "resp-claude-sonnet", KeyFinishReasons: []string{"stop"},
 		KeyInputTokens: 100, KeyOutputTokens: 20,
 	})
-	if n := count(spans, "invoke_agent coder") + count(spans, "invoke_workflow new"); n != 0 {
+	if n := count(spans, "invoke_agent coder") + count(spans, "invoke_workflow"); n != 0 {
 		t.Errorf("%d workflow or agent spans ended while the session is open", n)
 	}
 
@@ -151,9 +176,11 @@ func TestLive(t *testing.T) {
 		KeyToolName: "run_tests", KeyToolCallID: "call_1", KeyToolType: "function", KeyErrorType: "timeout",
 	})
 
-	// A session derived from it shares its chunks: only its own are new.
-	d := s.Derive("0/agent:fixer#1", nil).Append(
-		session.Of(modelCall("anthropic", "fixer-model", time.Second, 5, 5)).WithNode("0/agent:fixer#1").WithTime(sec(10)),
+	// A session derived from it shares its chunks: only its own are new,
+	// and they join its workflow.
+	fixer := "0/agent:fixer#1"
+	d := s.Derive(fixer, nil).Append(
+		session.Of(modelCall("anthropic", "fixer-model", time.Second, 5, 5)).WithNode(fixer).WithTime(sec(10)),
 	)
 	commit(t, st, d, "")
 	spans = waitSpans(t, exp, "the derived session's chat span", has("chat fixer-model", 1))
@@ -161,53 +188,80 @@ func TestLive(t *testing.T) {
 		t.Errorf("%d spans for the first session's chunks after the derived commit, want 3 (no duplicates)", n)
 	}
 
-	// Closing the first session ends its workflow and agent spans.
-	for _, to := range []store.Status{store.StatusActive, store.StatusClosed} {
-		if err := st.SetStatus(t.Context(), s.ID(), to); err != nil {
-			t.Fatal(err)
-		}
-	}
-	spans = waitSpans(t, exp, "the closed session's workflow span", has("invoke_workflow new", 1))
-	info, err := st.Info(t.Context(), s.ID())
-	if err != nil {
+	// The input closing does not end the workflow while a session derived
+	// from it is open: the derived session's later chunk (ending after
+	// everything else, even the statuses' times) stays in the same trace.
+	moveTo(t, st, s.ID(), store.StatusClosed)
+	late := time.Now().Add(time.Hour).Truncate(time.Millisecond)
+	prev = d.Head()
+	d = d.Append(session.Result(session.ToolResult{CallID: "call_2", Tool: "apply_patch", Duration: time.Second}).
+		WithNode(fixer).WithTime(late))
+	commit(t, st, d, prev)
+	waitSpans(t, exp, "the derived session's late tool span", has("execute_tool apply_patch", 1))
+
+	// The derived session is the run's output: its label names the
+	// workflow, and its closing ends the workflow.
+	if err := st.SetLabel(t.Context(), d.ID(), WorkflowLabel, "fix"); err != nil {
 		t.Fatal(err)
 	}
-	wf := one(t, spans, "invoke_workflow new")
+	moveTo(t, st, d.ID(), store.StatusClosed)
+	spans = waitSpans(t, exp, "the workflow span", has("invoke_workflow fix", 1))
+	wf := one(t, spans, "invoke_workflow fix")
 	checkStatus(t, wf, codes.Unset, "")
-	if !wf.StartTime.Equal(sec(0)) || !wf.EndTime.Equal(info.Updated) {
-		t.Errorf("workflow span %v .. %v, want 0s .. %v", wf.StartTime.Sub(base), wf.EndTime.Sub(base), info.Updated.Sub(base))
+	if wf.Parent.IsValid() {
+		t.Errorf("workflow span has parent %v", wf.Parent)
 	}
+	a := attrs(wf.Attributes)
+	if a[KeyWorkflowName] != "fix" || a[KeyConversationID] != string(s.ID()) || a[KeyOperationName] != OpWorkflow {
+		t.Errorf("workflow span attributes %v", a)
+	}
+	if !wf.StartTime.Equal(sec(0)) || !wf.EndTime.Equal(late) {
+		t.Errorf("workflow span %v .. %v, want 0s .. the late tool's end %v", wf.StartTime.Sub(base), wf.EndTime.Sub(base), late.Sub(base))
+	}
+	checkEvents(t, wf, wantEvent{EventSession, sec(9), map[attribute.Key]any{KeySession: string(d.ID()),
+		KeyLineageOp: fixer, KeyLineageKind: "derive", KeyParents: []string{string(s.ID())}}})
 	cod := one(t, spans, "invoke_agent coder")
 	rev := one(t, spans, "invoke_agent reviewer")
-	childOf(t, cod, wf)
-	childOf(t, rev, wf)
+	fix := one(t, spans, "invoke_agent fixer")
+	for _, ag := range []tracetest.SpanStub{cod, rev, fix} {
+		childOf(t, ag, wf)
+	}
 	childOf(t, chat1, cod)
 	childOf(t, tool, cod)
 	childOf(t, one(t, spans, "chat gpt-5"), rev)
+	childOf(t, one(t, spans, "chat fixer-model"), fix)
+	childOf(t, one(t, spans, "execute_tool apply_patch"), fix)
 	if !cod.StartTime.Equal(sec(1)) || !cod.EndTime.Equal(sec(6)) {
 		t.Errorf("coder span %v .. %v, want 1s .. 6s", cod.StartTime.Sub(base), cod.EndTime.Sub(base))
 	}
-	if count(spans, "invoke_workflow 0/agent:fixer#1") != 0 {
-		t.Error("the derived session's workflow span ended while it is open")
+	checkAttrs(t, "live coder", cod.Attributes, map[attribute.Key]any{
+		KeyOperationName: "invoke_agent", KeyAgentName: "coder", KeyConversationID: string(s.ID()), KeyNode: coder,
+		KeyProviderName: "anthropic", KeyRequestModel: "claude-sonnet",
+	})
+	if got := attrs(fix.Attributes)[KeyConversationID]; got != string(d.ID()) {
+		t.Errorf("fixer agent's conversation %v, want the derived session %s", got, d.ID())
 	}
 
-	// Stopping Live ends the rest at the latest time they cover.
-	cancel()
-	if err := <-done; err != nil {
+	// After the workflow ended, a chunk committed to its input starts a
+	// new trace rather than a child of an ended span.
+	prev = s.Head()
+	s2 := s.Append(session.Of(modelCall("openai", "after", time.Second, 1, 1)).WithNode(reviewer).WithTime(late.Add(time.Minute)))
+	commit(t, st, s2, prev)
+	waitSpans(t, exp, "the chat span after the workflow ended", has("chat after", 1))
+	if err := stop(); err != nil {
 		t.Fatalf("Live: %v", err)
 	}
 	spans = exp.GetSpans()
-	dwf := one(t, spans, "invoke_workflow 0/agent:fixer#1")
-	childOf(t, dwf, wf)
-	fix := one(t, spans, "invoke_agent fixer")
-	childOf(t, fix, dwf)
-	childOf(t, one(t, spans, "chat fixer-model"), fix)
-	if !fix.StartTime.Equal(sec(9)) || !fix.EndTime.Equal(sec(10)) || !dwf.EndTime.Equal(sec(10)) {
-		t.Errorf("fixer span %v .. %v and its workflow's end %v, want 9s .. 10s and 10s",
-			fix.StartTime.Sub(base), fix.EndTime.Sub(base), dwf.EndTime.Sub(base))
+	checkTree(t, spans)
+	if n := count(spans, "invoke_workflow fix"); n != 1 {
+		t.Errorf("%d workflow spans named fix, want 1: %v", n, names(spans))
 	}
-	if len(spans) != 9 {
-		t.Errorf("%d spans, want 9: %v", len(spans), names(spans))
+	after := one(t, spans, "chat after")
+	if after.SpanContext.TraceID() == wf.SpanContext.TraceID() {
+		t.Error("a chunk committed after the workflow ended joined its trace")
+	}
+	if n := count(spans, "invoke_workflow"); n != 1 {
+		t.Errorf("%d unnamed workflow spans, want 1 (the trace started after the end): %v", n, names(spans))
 	}
 }
 
@@ -239,8 +293,8 @@ func TestLiveMissed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	spans := waitSpans(t, exp, "the failed session's workflow span", has("invoke_workflow new", 1))
-	wf := one(t, spans, "invoke_workflow new")
+	spans := waitSpans(t, exp, "the failed session's workflow span", has("invoke_workflow", 1))
+	wf := one(t, spans, "invoke_workflow")
 	checkStatus(t, wf, codes.Error, "session failed")
 	if got := attrs(wf.Attributes)[KeyConversationID]; got != string(a.ID()) {
 		t.Errorf("ended workflow span is session %v's, want the failed %s's", got, a.ID())
@@ -251,11 +305,12 @@ func TestLiveMissed(t *testing.T) {
 
 	// The watch ending before ctx is an error.
 	close(w.events)
-	if err := <-done; err == nil {
-		t.Error("Live returned nil when its watch ended")
+	if err := <-done; !errors.Is(err, ErrWatchEnded) {
+		t.Errorf("Live returned %v when its watch ended, want %v", err, ErrWatchEnded)
 	}
 	spans = exp.GetSpans()
-	if count(spans, "invoke_workflow new") != 2 || count(spans, "invoke_agent b") != 1 {
+	checkTree(t, spans)
+	if count(spans, "invoke_workflow") != 2 || count(spans, "invoke_agent b") != 1 {
 		t.Errorf("spans after Live stopped: %v", names(spans))
 	}
 }
@@ -268,5 +323,129 @@ func TestLiveWatchError(t *testing.T) {
 	tp, _ := recorder(t)
 	if err := Live(t.Context(), st, tp); !errors.Is(err, store.ErrClosed) {
 		t.Fatalf("Live on a closed store: %v, want %v", err, store.ErrClosed)
+	}
+}
+
+// TestLiveCutShort stops Live while runs are under way: nothing has
+// finished, a nested agent's last chunk is later than its enclosing
+// agent's, and a merge joins two workflows. Every span still ends within
+// its parent.
+func TestLiveCutShort(t *testing.T) {
+	st := openStore(t)
+	exp, stop := startLive(t, st)
+	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	sec := func(f float64) time.Time { return base.Add(time.Duration(f * float64(time.Second))) }
+	const lead, inner = "0/agent:lead#1", "0/agent:lead#1/agent:coder#1"
+
+	a := session.New().Append(
+		session.User("go").WithTime(sec(0)),
+		session.Of(modelCall("openai", "lead-model", time.Second, 1, 1)).WithNode(lead).WithTime(sec(2)),
+	)
+	commit(t, st, a, "")
+	b := session.New().Append(session.Of(modelCall("openai", "other-model", time.Second, 1, 1)).WithNode("agent:other#1").WithTime(sec(3)))
+	commit(t, st, b, "")
+	// A derived session whose nested agent works past everything else.
+	d := a.Derive(inner, nil).Append(
+		session.Result(session.ToolResult{CallID: "c1", Tool: "edit", Duration: time.Second}).WithNode(inner).WithTime(sec(30)),
+	)
+	commit(t, st, d, "")
+	m, err := d.Merge(b, session.MergeOp("join"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = m.Append(session.Note("joined").WithNode(lead).WithTime(sec(31)))
+	commit(t, st, m, "")
+	waitSpans(t, exp, "every chat and tool span", func(ss tracetest.SpanStubs) bool {
+		return count(ss, "chat lead-model") == 1 && count(ss, "chat other-model") == 1 && count(ss, "execute_tool edit") == 1
+	})
+	// The merge's note is an event on no span of its own: wait for Live to
+	// have read it by waiting for a later commit's span.
+	m2 := m.Append(session.Of(modelCall("openai", "marker", time.Second, 1, 1)).WithNode(lead).WithTime(sec(33)))
+	commit(t, st, m2, m.Head())
+	waitSpans(t, exp, "the marker chat span", has("chat marker", 1))
+	if n := count(exp.GetSpans(), "invoke_workflow"); n != 0 {
+		t.Fatalf("%d workflow spans ended before Live stopped", n)
+	}
+
+	if err := stop(); err != nil {
+		t.Fatalf("Live: %v", err)
+	}
+	spans := exp.GetSpans()
+	checkTree(t, spans)
+	if n := count(spans, "invoke_workflow"); n != 2 {
+		t.Fatalf("%d workflow spans, want 2 (a's and b's): %v", n, names(spans))
+	}
+	var wfA, wfB tracetest.SpanStub
+	for _, s := range spans {
+		if s.Name != "invoke_workflow" {
+			continue
+		}
+		switch attrs(s.Attributes)[KeyConversationID] {
+		case string(a.ID()):
+			wfA = s
+		case string(b.ID()):
+			wfB = s
+		}
+	}
+	ld, cd := one(t, spans, "invoke_agent lead"), one(t, spans, "invoke_agent coder")
+	childOf(t, ld, wfA)
+	childOf(t, cd, ld)
+	childOf(t, one(t, spans, "execute_tool edit"), cd)
+	childOf(t, one(t, spans, "chat marker"), ld)
+	if !ld.EndTime.Equal(sec(33)) || !cd.EndTime.Equal(sec(30)) || !wfA.EndTime.Equal(sec(33)) {
+		t.Errorf("ends: lead %v, coder %v, workflow %v; want 33s, 30s, 33s",
+			ld.EndTime.Sub(base), cd.EndTime.Sub(base), wfA.EndTime.Sub(base))
+	}
+	if len(wfA.Links) != 1 || wfA.Links[0].SpanContext.SpanID() != wfB.SpanContext.SpanID() {
+		t.Errorf("a's workflow links %v, want one to b's workflow %s", wfA.Links, wfB.SpanContext.SpanID())
+	}
+	// gen_ai.provider.name is required of agent spans: the lead's is its
+	// model call's, the coder made none.
+	if p := attrs(ld.Attributes)[KeyProviderName]; p != "openai" {
+		t.Errorf("lead agent's provider %v, want openai", p)
+	}
+	if p := attrs(cd.Attributes)[KeyProviderName]; p != "_OTHER" {
+		t.Errorf("coder agent's provider %v, want _OTHER", p)
+	}
+}
+
+// TestLiveOutputFinishedUnseen: a run's output that brings no chunk of its
+// own (a merge re-chains its parents' chunks) and is labelled and closed
+// before Live reads it still names and ends its workflow.
+func TestLiveOutputFinishedUnseen(t *testing.T) {
+	st := openStore(t)
+	tp, exp := recorder(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	w := watched{Store: st, ready: make(chan struct{}), events: make(chan store.Event)}
+	done := make(chan error, 1)
+	go func() { done <- Live(ctx, w, tp) }()
+	<-w.ready
+
+	now := time.Now().Truncate(time.Millisecond)
+	in := session.New().Append(session.Of(modelCall("openai", "model-a", time.Second, 1, 1)).WithNode("agent:a#1").WithTime(now))
+	commit(t, st, in, "")
+	w.events <- store.Event{ID: in.ID(), Head: in.Head(), Len: in.Len()}
+	waitSpans(t, exp, "the input's chat span", has("chat model-a", 1))
+
+	out := in.Derive("join", nil)
+	commit(t, st, out, "")
+	if err := st.SetLabel(t.Context(), out.ID(), WorkflowLabel, "fix"); err != nil {
+		t.Fatal(err)
+	}
+	moveTo(t, st, out.ID(), store.StatusFailed)
+	w.events <- store.Event{ID: out.ID(), Head: out.Head(), Len: out.Len()}
+	spans := waitSpans(t, exp, "the workflow span", has("invoke_workflow fix", 1))
+	wf := one(t, spans, "invoke_workflow fix")
+	checkStatus(t, wf, codes.Error, "session failed")
+	childOf(t, one(t, spans, "invoke_agent a"), wf)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Live: %v", err)
+	}
+	spans = exp.GetSpans()
+	checkTree(t, spans)
+	if len(spans) != 3 {
+		t.Errorf("%d spans, want 3: %v", len(spans), names(spans))
 	}
 }

@@ -1,6 +1,10 @@
 package otel
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/openrath/rath/session"
+)
 
 func TestAgentNode(t *testing.T) {
 	for _, tc := range []struct {
@@ -28,7 +32,7 @@ func TestAgentNode(t *testing.T) {
 }
 
 func TestIDSet(t *testing.T) {
-	s := newIDSet(2)
+	s := newIDSet[session.ChunkID](2)
 	s.add("a")
 	s.add("b")
 	s.add("a") // already there: no eviction

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
@@ -16,127 +15,120 @@ const tracerName = "github.com/openrath/rath/export/otel"
 
 func tracer(tp trace.TracerProvider) trace.Tracer { return tp.Tracer(tracerName) }
 
-// sessionTrace holds the open spans of one session: its invoke_workflow span
-// and the invoke_agent spans of its agent nodes. It is not safe for
-// concurrent use.
-type sessionTrace struct {
+// workflowTrace holds the open spans of one workflow: its invoke_workflow
+// span and the invoke_agent spans of the agent nodes under it. Export makes
+// one of a session; Live makes one of a session that derives from none it
+// follows, shared by the sessions derived from it. Every span it starts
+// starts no earlier than its parent, and finish ends every agent span no
+// later than its parent, so a child never leaves its parent's time. It is
+// not safe for concurrent use.
+type workflowTrace struct {
 	tr     trace.Tracer
-	id     session.ID
+	id     session.ID      // the session it was started for
 	ctx    context.Context // carries root
 	root   trace.Span
+	start  time.Time // root's start
 	last   time.Time // the latest time under root
+	named  bool      // root carries gen_ai.workflow.name
 	agents map[string]*agentSpan
 	order  []*agentSpan // in creation order, so children end before parents
+	// models holds the first model call of agent nodes that have no span
+	// yet, so that their span starts with the provider and model.
+	models map[string]modelRef
 }
 
-// agentSpan is the invoke_agent span of one agent node.
-type agentSpan struct {
-	ctx    context.Context // carries span
-	span   trace.Span
-	parent *agentSpan // the enclosing agent's, nil under the workflow span
-	last   time.Time  // the latest time under span
+// startWorkflow starts the invoke_workflow span of session id under ctx,
+// named after the workflow if name is set.
+func startWorkflow(ctx context.Context, tr trace.Tracer, id session.ID, lin session.Lineage, start time.Time, name string, opts ...trace.SpanStartOption) *workflowTrace {
+	attrs := attrsOf(
+		KeyOperationName.String(OpWorkflow),
+		KeyConversationID.String(string(id)),
+		KeyWorkflowName.String(name),
+		KeyLineageOp.String(lin.Op),
+		KeyLineageKind.String(string(lin.Kind)),
+	)
+	opts = append(opts, trace.WithTimestamp(start), trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	ctx, root := tr.Start(ctx, workflowSpanName(name), opts...)
+	return &workflowTrace{tr: tr, id: id, ctx: ctx, root: root, start: start, last: start, named: name != "",
+		agents: map[string]*agentSpan{}, models: map[string]modelRef{}}
 }
 
-// startSession starts the invoke_workflow span of session id under ctx.
-func startSession(ctx context.Context, tr trace.Tracer, id session.ID, lin session.Lineage, start time.Time, opts ...trace.SpanStartOption) *sessionTrace {
-	name := OpWorkflow
-	if lin.Op != "" {
-		name += " " + lin.Op
+// workflowSpanName is "invoke_workflow {gen_ai.workflow.name}", or
+// "invoke_workflow" when the name is not known.
+func workflowSpanName(name string) string {
+	if name == "" {
+		return OpWorkflow
 	}
-	opts = append(opts, trace.WithTimestamp(start), trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(
-			KeyOperationName.String(OpWorkflow),
-			KeyConversationID.String(string(id)),
-			KeyLineageOp.String(lin.Op),
-			KeyLineageKind.String(string(lin.Kind)),
-		))
-	ctx, root := tr.Start(ctx, name, opts...)
-	return &sessionTrace{tr: tr, id: id, ctx: ctx, root: root, last: start, agents: map[string]*agentSpan{}}
+	return OpWorkflow + " " + name
 }
 
-// agent returns the span of the agent node key, starting it (and the spans
-// of the agents enclosing it) at start if it has none yet.
-func (st *sessionTrace) agent(key, name string, start time.Time) *agentSpan {
-	if a := st.agents[key]; a != nil {
-		return a
+// name names the workflow span after the workflow, unless it is named
+// already.
+func (wt *workflowTrace) name(name string) {
+	if name == "" || wt.named {
+		return
 	}
-	ctx := st.ctx
-	var parent *agentSpan
-	if pk := parentAgent(key); pk != "" {
-		_, pname, _ := agentNode(pk)
-		parent = st.agent(pk, pname, start)
-		ctx = parent.ctx
-	}
-	ctx, span := st.tr.Start(ctx, OpAgent+" "+name, trace.WithTimestamp(start),
-		trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(
-			KeyOperationName.String(OpAgent),
-			KeyAgentName.String(name),
-			KeyConversationID.String(string(st.id)),
-			KeyNode.String(key),
-		))
-	a := &agentSpan{ctx: ctx, span: span, parent: parent, last: start}
-	st.agents[key] = a
-	st.order = append(st.order, a)
-	return a
-}
-
-// enclosing returns the span a chunk of node belongs under: its agent's,
-// started at start if need be, or the workflow span.
-func (st *sessionTrace) enclosing(node string, start time.Time) (context.Context, trace.Span, *agentSpan) {
-	if key, name, ok := agentNode(node); ok {
-		a := st.agent(key, name, start)
-		return a.ctx, a.span, a
-	}
-	return st.ctx, st.root, nil
+	wt.named = true
+	wt.root.SetName(workflowSpanName(name))
+	wt.root.SetAttributes(KeyWorkflowName.String(name))
 }
 
 // touch extends a, its enclosing agents and the workflow to cover t.
-func (st *sessionTrace) touch(a *agentSpan, t time.Time) {
+func (wt *workflowTrace) touch(a *agentSpan, t time.Time) {
 	for ; a != nil; a = a.parent {
 		a.last = later(a.last, t)
 	}
-	st.last = later(st.last, t)
+	wt.last = later(wt.last, t)
 }
 
-// chunk emits what c records: a chat or execute_tool span, or an event on
-// the span enclosing it. Conversation chunks only extend their agent's span.
-func (st *sessionTrace) chunk(c session.Chunk) {
+// chunk emits what c, a chunk of session conv, records: a chat or
+// execute_tool span, or an event on the span enclosing it. Conversation
+// chunks only extend their agent's span. What starts before the span
+// enclosing it (a chunk a merge brought in from a session Live does not
+// follow, say) is moved to that span's start.
+func (wt *workflowTrace) chunk(c session.Chunk, conv session.ID) {
 	start := chunkStart(c)
-	ctx, span, a := st.enclosing(c.Node, start)
+	ctx, span, a := wt.enclosing(c.Node, start, conv)
+	floor := wt.start
+	if a != nil {
+		floor = a.start
+	}
+	start = later(start, floor)
+	end := later(c.Time, start)
 	switch c.Kind {
 	case session.KindModelCall:
-		st.chat(ctx, c, start)
+		wt.chat(ctx, c, conv, start, end)
+		if a != nil {
+			a.model(c.ModelCall)
+		}
 	case session.KindToolResult:
-		st.tool(ctx, c, start)
+		wt.tool(ctx, c, conv, start, end)
 	case session.KindError:
 		f := c.Error
-		span.AddEvent(EventError, trace.WithTimestamp(c.Time), trace.WithAttributes(
-			KeyErrorType.String(f.Code), KeyErrorMessage.String(f.Message)))
-		span.SetAttributes(KeyErrorType.String(f.Code))
+		span.AddEvent(EventError, trace.WithTimestamp(end), trace.WithAttributes(
+			KeyErrorType.String(orOther(f.Code)), KeyErrorMessage.String(f.Message)))
+		span.SetAttributes(KeyErrorType.String(orOther(f.Code)))
 		span.SetStatus(codes.Error, f.Message)
 	default:
 		if name, attrs := chunkEvent(c); name != "" {
-			span.AddEvent(name, trace.WithTimestamp(c.Time), trace.WithAttributes(attrs...))
+			span.AddEvent(name, trace.WithTimestamp(end), trace.WithAttributes(attrs...))
 		}
 	}
-	st.touch(a, start)
-	st.touch(a, c.Time)
+	wt.touch(a, end)
 }
 
-// finish ends every agent span at its last time, then the workflow span at
-// its last time or end, whichever is later; a non-empty failure marks the
-// workflow span failed.
-func (st *sessionTrace) finish(end time.Time, failure string) {
-	for i := len(st.order) - 1; i >= 0; i-- {
-		a := st.order[i]
-		a.span.End(trace.WithTimestamp(a.last))
+// finish ends every agent span at its last time, innermost first, then
+// the workflow span at its last time or end, whichever is later; a
+// non-empty failure marks the workflow span failed.
+func (wt *workflowTrace) finish(end time.Time, failure string) {
+	for i := len(wt.order) - 1; i >= 0; i-- {
+		wt.order[i].end()
 	}
 	if failure != "" {
-		st.root.SetAttributes(KeyErrorType.String(failure))
-		st.root.SetStatus(codes.Error, "session "+failure)
+		wt.root.SetAttributes(KeyErrorType.String(failure))
+		wt.root.SetStatus(codes.Error, "session "+failure)
 	}
-	st.root.End(trace.WithTimestamp(later(st.last, end)))
+	wt.root.End(trace.WithTimestamp(later(wt.last, end)))
 }
 
 // chunkStart is when the work c records began: Latency (or, for a call that
@@ -177,30 +169,4 @@ func earlier(a, b time.Time) time.Time {
 		return b
 	}
 	return a
-}
-
-// attrsOf keeps the attributes whose value is set: non-empty strings and
-// slices, non-zero numbers.
-func attrsOf(kvs ...attribute.KeyValue) []attribute.KeyValue {
-	out := kvs[:0]
-	for _, kv := range kvs {
-		if !zero(kv.Value) {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
-func zero(v attribute.Value) bool {
-	switch v.Type() {
-	case attribute.STRING:
-		return v.AsString() == ""
-	case attribute.INT64:
-		return v.AsInt64() == 0
-	case attribute.FLOAT64:
-		return v.AsFloat64() == 0
-	case attribute.STRINGSLICE:
-		return len(v.AsStringSlice()) == 0
-	}
-	return false
 }
