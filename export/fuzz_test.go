@@ -3,7 +3,9 @@ package export
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/openrath/rath/session"
@@ -12,7 +14,8 @@ import (
 )
 
 // FuzzImport feeds Import arbitrary bytes: it must never panic, and a
-// session it accepts must verify, in memory and in the store.
+// session it accepts must verify, in memory and in the store, and must not
+// be its own ancestor.
 func FuzzImport(f *testing.F) {
 	small := session.FromUser("hi").Append(session.Assistant("hello", session.ToolCall{ID: "c1", Name: "echo", Args: []byte(`{"x":1}`)}),
 		session.Result(session.ToolResult{CallID: "c1", Tool: "echo", Content: "1"}))
@@ -25,6 +28,16 @@ func FuzzImport(f *testing.F) {
 			f.Add(b.Bytes())
 		}
 	}
+	// Files written by OpenRath-Python, and one naming its own parent.
+	golden, _ := filepath.Glob("../session/openrath/testdata/py/*.jsonl")
+	for _, path := range golden {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"record_type":"header","schema_version":1,"id":"aaaaaaaa-0000-4000-8000-000000000001","parent_session_ids":["aaaaaaaa-0000-4000-8000-000000000001"]}` + "\n"))
 	f.Add([]byte(""))
 	f.Add([]byte("\n\n"))
 	f.Add([]byte(`{"record_type":"header"}` + "\n"))
@@ -52,6 +65,13 @@ func FuzzImport(f *testing.F) {
 		}
 		if err := st.Verify(ctx, s.ID()); err != nil {
 			t.Fatalf("stored session does not verify: %v", err)
+		}
+		anc, err := st.Ancestors(ctx, s.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(anc, s.ID()) {
+			t.Fatalf("session %s is its own ancestor", s.ID())
 		}
 	})
 }

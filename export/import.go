@@ -19,10 +19,21 @@ import (
 // *session.DecodeError that names the line at fault, and nothing is
 // committed. A session the store already holds at that head (or further
 // along the same history) is not an error; one it holds with a different
-// history is (wrapping store.ErrConflict). An OpenRath file becomes a new
-// session each time it is imported: the original has no session id of ours.
+// history is (wrapping store.ErrConflict).
+//
+// An OpenRath file imports under the session id its UUID gives
+// (openrath.IDOf), with its parents as lineage edges, so a family of files
+// imported in any order is linked in the store as it was in the original;
+// importing a file again changes nothing. An OpenRath export of a session
+// the store holds (its UUID is the session's, openrath.UUIDOf) is that
+// session: importing it back is not an error if the file is what exporting
+// the stored session writes, and a conflict otherwise.
+//
+// A session whose lineage would close a cycle (it names itself as a
+// parent, or a parent descends from it) is refused with an error wrapping
+// openrath.ErrCycle.
 func Import(ctx context.Context, st store.Store, r io.Reader) (*session.Session, error) {
-	s, err := decodeAny(r)
+	f, s, err := decodeAny(r)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrImport, err)
 	}
@@ -32,6 +43,18 @@ func Import(ctx context.Context, st store.Store, r io.Reader) (*session.Session,
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("export: import %s: %w", s.ID(), err)
 	}
+	if f == formatOpenRath {
+		held, err := heldExport(ctx, st, s)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrImport, s.ID(), err)
+		}
+		if held != nil {
+			return held, nil
+		}
+	}
+	if err := checkLineage(ctx, st, s); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrImport, err)
+	}
 	if err := commitImported(ctx, st, s); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrImport, s.ID(), err)
 	}
@@ -39,15 +62,18 @@ func Import(ctx context.Context, st store.Store, r io.Reader) (*session.Session,
 }
 
 // decodeAny detects the file's format and decodes it.
-func decodeAny(r io.Reader) (*session.Session, error) {
+func decodeAny(r io.Reader) (fileFormat, *session.Session, error) {
 	f, all, err := detect(r)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
+	var s *session.Session
 	if f == formatOpenRath {
-		return openrath.Decode(all)
+		s, err = openrath.Decode(all)
+	} else {
+		s, err = session.Decode(all)
 	}
-	return session.Decode(all)
+	return f, s, err
 }
 
 // commitImported stores s unless the store holds it already.

@@ -113,29 +113,53 @@ func (a *app) exportCmd() *cobra.Command {
 
 func (a *app) importCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "import PATH",
-		Short: "Import a session from our JSONL or OpenRath-Python session JSONL; prints its id",
-		Args:  cobra.ExactArgs(1),
+		Use:   "import PATH...",
+		Short: "Import sessions from our JSONL or OpenRath-Python session JSONL; prints their ids",
+		Long: `Import sessions from our JSONL or OpenRath-Python session JSONL, one id printed per file.
+
+An OpenRath-Python file keeps its identity and lineage: it imports under the
+session id its UUID gives, with its parent sessions as lineage edges, so the
+files of a family (a fork, a merge) can be imported in any order and link up.
+Importing a file again changes nothing.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := os.Open(args[0])
-			if err != nil {
-				return err
-			}
-			defer f.Close()
 			rt, err := a.runtime(cmd.Context())
 			if err != nil {
 				return err
 			}
-			p := a.progress("import " + args[0])
-			s, err := export.Import(cmd.Context(), rt.Store, f)
-			p.done(err)
-			if err != nil {
-				return err
+			for _, path := range args {
+				id, err := importFile(cmd.Context(), a, rt.Store, path)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(a.stdout, id)
 			}
-			fmt.Fprintln(a.stdout, s.ID())
 			return nil
 		},
 	}
+}
+
+// importFile imports one session file. Its errors name the file: a
+// decoding error as path:line.
+func importFile(ctx context.Context, a *app, st store.Store, path string) (session.ID, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	p := a.progress("import " + path)
+	s, err := export.Import(ctx, st, f)
+	if de, ok := errors.AsType[*session.DecodeError](err); ok {
+		de.Path = path
+		err = fmt.Errorf("%w: %w", export.ErrImport, de) // de is all err said besides ErrImport
+	} else if err != nil {
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	p.done(err)
+	if err != nil {
+		return "", err
+	}
+	return s.ID(), nil
 }
 
 // commit stores a new session.

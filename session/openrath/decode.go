@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
+	"math"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/openrath/rath/session"
 )
@@ -22,13 +20,23 @@ const ImportOp = "import:openrath"
 // (JSONL records "header", "chunk", "trailer", schema_version 1) and returns
 // it as a session with lineage Op ImportOp, Kind session.LineageImport.
 //
-// The result has a fresh id. Its chunks are, in order: a placement chunk if
-// the header names a sandbox backend, one chunk per chunk record, and, if
-// the trailer reports usage, an aggregate model_call chunk carrying it. All
-// chunks are stamped with the header's created_at, so importing the same
-// bytes twice gives the same chunk ids. Sandbox env values are never
-// imported: the original wrote them in plaintext and they may be secrets;
-// only their names survive, as Spec.SecretEnv.
+// The session's id is the header's UUID as a session id (IDOf), and its
+// lineage Parents are the parent_session_ids that are UUIDs, likewise: a
+// family of files imported in any order links up, each edge naming its
+// parent's id before or after that parent arrives. A file whose parents
+// name itself is refused (ErrCycle). The header is kept in lineage extras
+// (see ExtraID and the others) so that Encode writes it again.
+//
+// The chunks are, in order: a placement chunk if the header names a
+// sandbox backend, one chunk per chunk record (and, before the row each
+// names, a system chunk per PromptKey extra), and, if the run closed, a
+// trailer chunk carrying the cumulative usage at closed_at (see trailer).
+// Every chunk made from the file has Node ImportNode and the header's
+// created_at as its time, so importing the same bytes twice gives the same
+// session. A tool row whose content is the original's failure body becomes
+// a failed tool result. Sandbox env values are never imported: the original
+// wrote them in plaintext and they may be secrets; only their names
+// survive, as Spec.SecretEnv.
 //
 // Like the original loader, Decode ignores a torn final line (one cut off
 // mid-write, without its newline) and accepts a file without trailer (a
@@ -59,9 +67,7 @@ func DecodeFile(path string) (*session.Session, error) {
 // decode is Decode with the line limit as a parameter, so tests need not
 // build 64 MiB lines.
 func decode(r io.Reader, limit int) (*session.Session, error) {
-	// session.New is only a starting point for TryAppend: finish replaces
-	// its id and lineage.
-	d := &decoder{s: session.New(), args: map[string]json.RawMessage{}}
+	d := &decoder{args: map[string]json.RawMessage{}}
 	br := bufio.NewReaderSize(r, 64<<10)
 	var buf []byte
 	for {
@@ -93,7 +99,7 @@ type decoder struct {
 
 	hdr     *header
 	hdrLine int
-	s       *session.Session // the chunks so far; its id and lineage are replaced at the end
+	s       *session.Session // the session so far, made when the header is read
 	rows    int              // chunk records seen
 
 	// args maps tool call ids to the arguments of the latest assistant call
@@ -102,6 +108,8 @@ type decoder struct {
 
 	closed      bool // a trailer was seen
 	trailerLine int
+
+	prompts int // how many of hdr.prompts are appended
 }
 
 // fail returns a *session.DecodeError for the current line whose Err wraps
@@ -162,10 +170,16 @@ func (d *decoder) record(line []byte, terminated bool) error {
 	return d.corrupt("unknown record_type %q", rt)
 }
 
-// append seals c onto the session, stamped with the header's time. TryAppend
-// turns malformed data into an error instead of a panic.
+// append seals a chunk made from the file: produced by ImportNode, at the
+// header's time.
 func (d *decoder) append(c session.Chunk) error {
-	s, err := d.s.TryAppend(c.WithTime(d.hdr.created))
+	return d.seal(c.WithNode(ImportNode).WithTime(d.hdr.created))
+}
+
+// seal appends c as it is. TryAppend turns malformed data into an error
+// instead of a panic.
+func (d *decoder) seal(c session.Chunk) error {
+	s, err := d.s.TryAppend(c)
 	if err != nil {
 		return d.corrupt("chunk rejected: %w", err)
 	}
@@ -173,28 +187,27 @@ func (d *decoder) append(c session.Chunk) error {
 	return nil
 }
 
-// finish gives the imported chunks a fresh id and the import lineage.
+// promptsBefore appends the system prompts that stood before row (all
+// those left, for math.MaxInt).
+func (d *decoder) promptsBefore(row int) error {
+	for ; d.prompts < len(d.hdr.prompts) && d.hdr.prompts[d.prompts].Row <= row; d.prompts++ {
+		p := d.hdr.prompts[d.prompts]
+		if err := d.seal(session.System(p.Content).WithNode(p.Node).WithTime(d.hdr.created)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish appends the prompts that stood after the last row of a file
+// without trailer, and returns the session.
 func (d *decoder) finish() (*session.Session, error) {
 	if d.hdr == nil {
 		d.line = 1 // an empty file is wrong from its first line
 		return nil, d.corrupt("no header record")
 	}
-	extras := map[string]string{
-		"openrath.id":               d.hdr.id,
-		"openrath.lineage_operator": d.hdr.operator,
-		"openrath.lineage_kind":     d.hdr.kind,
-		"openrath.parents":          strings.Join(d.hdr.parents, ","),
-		"openrath.closed":           strconv.FormatBool(d.closed),
+	if err := d.promptsBefore(math.MaxInt); err != nil {
+		return nil, err
 	}
-	maps.Copy(extras, d.hdr.extras)
-	lin := session.Lineage{Parents: []session.ID{}, Op: ImportOp, Kind: session.LineageImport, Extras: extras}
-	// The lineage is only known once the whole file is read (the trailer
-	// sets openrath.closed), and a session's lineage is fixed, so the
-	// chunks sealed so far are reassembled under the new id. They were just
-	// sealed (and validated) by TryAppend, so they are not validated again.
-	s, err := session.AssembleValidated(session.NewID(), lin, d.s.Chunks())
-	if err != nil {
-		return nil, d.corrupt("assemble: %w", err)
-	}
-	return s, nil
+	return d.s, nil
 }

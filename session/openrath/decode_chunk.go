@@ -41,6 +41,9 @@ func (d *decoder) chunk(rec jsonObject) error {
 	if index != int64(d.rows) {
 		return d.corrupt("chunk index %d, want %d", index, d.rows)
 	}
+	if err := d.promptsBefore(d.rows); err != nil {
+		return err
+	}
 	if err := d.append(c); err != nil {
 		return err
 	}
@@ -132,7 +135,8 @@ func parseToolCall(w jsonObject) (session.ToolCall, error) {
 
 // toolResult decodes a tool_result payload. The result carries the
 // arguments of the call it answers, which the original kept only in the
-// assistant row.
+// assistant row. A failure body ({"ok": false, "error_kind": …}) makes a
+// failed result (see resultIn).
 func (d *decoder) toolResult(p jsonObject) (session.Chunk, error) {
 	var r session.ToolResult
 	var err error
@@ -149,5 +153,6 @@ func (d *decoder) toolResult(p jsonObject) (session.Chunk, error) {
 		}
 	}
 	r.Args = bytes.Clone(d.args[r.CallID])
+	r.Content, r.Error = resultIn(r.Content)
 	return session.Result(r), nil
 }

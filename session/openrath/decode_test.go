@@ -27,9 +27,14 @@ func TestDecodeBasic(t *testing.T) {
 	}
 
 	created := time.Date(2026, 5, 25, 10, 11, 12, 345678000, time.UTC)
+	closed := time.Date(2026, 5, 25, 10, 11, 20, 1000, time.UTC)
 	for i, c := range s.All() {
-		if !c.Time.Equal(created) {
-			t.Errorf("chunk %d time = %v, want header created_at %v", i, c.Time, created)
+		want := created
+		if i == s.Len()-1 {
+			want = closed // the trailer chunk
+		}
+		if !c.Time.Equal(want) || c.Node != ImportNode {
+			t.Errorf("chunk %d: time %v, node %q; want %v, %q", i, c.Time, c.Node, want, ImportNode)
 		}
 	}
 	if got := s.Chunk(1).Text(); got != "You are a careful coding agent." {
@@ -77,15 +82,20 @@ func TestDecodeBasic(t *testing.T) {
 	}
 
 	lin := s.Lineage()
-	if lin.Op != "import:openrath" || lin.Kind != session.LineageImport || len(lin.Parents) != 0 {
-		t.Errorf("lineage = %+v", lin)
+	wantParents := []session.ID{mustID(t, "11111111-2222-4333-8444-555555555555"), mustID(t, "66666666-7777-4888-9999-aaaaaaaaaaaa")}
+	if lin.Op != "import:openrath" || lin.Kind != session.LineageImport || !slices.Equal(lin.Parents, wantParents) {
+		t.Errorf("lineage = %+v, want parents %v", lin, wantParents)
+	}
+	if want := mustID(t, "3f0c2a1e-8a4b-4c1d-9e2f-5a6b7c8d9e0f"); s.ID() != want {
+		t.Errorf("id = %s, want %s (the header's UUID)", s.ID(), want)
 	}
 	wantExtras := map[string]string{
 		"openrath.id":                   "3f0c2a1e-8a4b-4c1d-9e2f-5a6b7c8d9e0f",
+		"openrath.created_at":           "2026-05-25T10:11:12.345678+00:00",
 		"openrath.lineage_operator":     "run_session_loop",
 		"openrath.lineage_kind":         "op_session_loop",
-		"openrath.parents":              "11111111-2222-4333-8444-555555555555,66666666-7777-4888-9999-aaaaaaaaaaaa",
-		"openrath.closed":               "true",
+		"openrath.parents":              `["11111111-2222-4333-8444-555555555555","66666666-7777-4888-9999-aaaaaaaaaaaa"]`,
+		"openrath.lineage_extras":       `[["loop.truncated",true],["source","example"]]`,
 		"openrath.extra.loop.truncated": "true",
 		"openrath.extra.source":         "example",
 	}
@@ -112,11 +122,9 @@ func TestDecodeTornLastLine(t *testing.T) {
 	if err := s.Verify(); err != nil {
 		t.Fatal(err)
 	}
+	// No trailer chunk: the run did not close.
 	if got, want := chunkKinds(s), []session.Kind{session.KindSystem, session.KindUser, session.KindAssistant}; !slices.Equal(got, want) {
 		t.Fatalf("kinds = %v, want %v (torn line dropped)", got, want)
-	}
-	if got := s.Lineage().Extras["openrath.closed"]; got != "false" {
-		t.Errorf("openrath.closed = %q, want false", got)
 	}
 }
 
@@ -126,11 +134,8 @@ func TestDecodeWithoutTrailer(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Len() != 3 || !s.Usage().IsZero() || !s.Placement().IsZero() {
-		t.Errorf("got %d chunks, usage %v, placement %+v; want 3 chunks, no usage, no placement",
+		t.Errorf("got %d chunks, usage %v, placement %+v; want 3 chunks (no trailer chunk), no usage, no placement",
 			s.Len(), s.Usage(), s.Placement())
-	}
-	if got := s.Lineage().Extras["openrath.closed"]; got != "false" {
-		t.Errorf("openrath.closed = %q, want false", got)
 	}
 	// A complete final record without its newline is kept.
 	b := readFixture(t, "partial.jsonl")
@@ -220,11 +225,8 @@ func TestDecodeFile(t *testing.T) {
 func TestDecodeDeterministic(t *testing.T) {
 	b := readFixture(t, "basic.jsonl")
 	a, c := decodeBytes(t, b), decodeBytes(t, b)
-	if a.Head() == "" || a.Head() != c.Head() {
-		t.Errorf("heads %s and %s, want equal and non-empty", a.Head(), c.Head())
-	}
-	if a.ID() == c.ID() {
-		t.Errorf("two imports share the id %s, want fresh ids", a.ID())
+	if a.Head() == "" || a.Head() != c.Head() || a.ID() != c.ID() {
+		t.Errorf("two imports: %s at %s and %s at %s, want the same", a.ID(), a.Head(), c.ID(), c.Head())
 	}
 }
 
@@ -248,8 +250,18 @@ func TestRoundTrip(t *testing.T) {
 			if s.Len() > 0 && !back.Chunk(0).Time.Equal(s.Chunk(0).Time) {
 				t.Errorf("created_at after round trip = %v, want %v", back.Chunk(0).Time, s.Chunk(0).Time)
 			}
-			if got := back.Lineage().Extras["openrath.closed"]; got != "true" {
-				t.Errorf("exported file is not closed: openrath.closed = %q", got)
+			// A closed run stays closed, a crashed one crashed.
+			if got, want := bytes.Contains(out, []byte(`"record_type":"trailer"`)), bytes.Contains(b, []byte(`"record_type": "trailer"`)); got != want {
+				t.Errorf("exported file has a trailer: %v, the original: %v", got, want)
+			}
+			// The re-import is the same session, and exports the same
+			// file. (Its chunks differ from the first import's only where
+			// env names were: the export has no env to carry them.)
+			if back.ID() != s.ID() {
+				t.Errorf("re-import is %s, want %s", back.ID(), s.ID())
+			}
+			if again := encodeBytes(t, back); !bytes.Equal(again, out) {
+				t.Errorf("second export differs:\n%s\nfirst:\n%s", again, out)
 			}
 		})
 	}

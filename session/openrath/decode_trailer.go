@@ -3,18 +3,29 @@ package openrath
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/openrath/rath/session"
 )
 
-// trailer decodes the trailer: it checks the chunk count and turns the
-// cumulative usage into an aggregate model_call chunk.
+// trailer decodes the trailer: it checks the chunk count and appends the
+// trailer chunk, an aggregate model_call at closed_at that carries the
+// cumulative usage (zero if null) and, in Raw, the usage object as written.
+// The chunk is there even without usage: it is how the session records
+// that the run closed, so that Encode writes a trailer again (and that an
+// import of the partial file of a run is a prefix of the import of the
+// closed one).
 func (d *decoder) trailer(rec jsonObject) error {
 	if d.hdr == nil {
 		return d.corrupt("trailer before the header")
 	}
-	if _, _, err := rec.str("closed_at"); err != nil {
+	closed := d.hdr.created
+	if s, ok, err := rec.str("closed_at"); err != nil {
 		return d.corrupt("trailer: %w", err)
+	} else if ok {
+		if closed, err = parseTime(s); err != nil {
+			return d.corrupt("trailer: closed_at: %w", err)
+		}
 	}
 	var count int64
 	ok, err := rec.get("final_chunk_count", &count, "integer")
@@ -28,15 +39,30 @@ func (d *decoder) trailer(rec jsonObject) error {
 	if err != nil {
 		return d.corrupt("trailer: %w", err)
 	}
-	d.closed, d.trailerLine = true, d.line
-	if u.IsZero() {
-		return nil
+	if err := d.promptsBefore(math.MaxInt); err != nil {
+		return err
 	}
-	return d.append(session.Of(&session.ModelCall{Provider: "openrath", Usage: u, Aggregate: true}))
+	mc := &session.ModelCall{Provider: trailerProvider, Usage: u, Aggregate: true}
+	if raw, ok := rec["cumulative_usage"]; ok && jsonType(raw) != "null" {
+		mc.Raw = compact(raw)
+	}
+	if err := d.seal(session.Of(mc).WithNode(ImportNode).WithTime(closed)); err != nil {
+		return err
+	}
+	d.closed, d.trailerLine = true, d.line
+	return nil
+}
+
+// trailerProvider is the Provider of a trailer chunk.
+const trailerProvider = "openrath"
+
+// isTrailer reports whether c is a trailer chunk.
+func isTrailer(c session.Chunk) bool {
+	return c.ModelCall != nil && c.ModelCall.Aggregate && c.ModelCall.Provider == trailerProvider && c.Node == ImportNode
 }
 
 // parseUsage reads cumulative_usage; null means none. total_tokens is
-// derived, so it is not read.
+// derived, so it is not read (Raw keeps it).
 func parseUsage(rec jsonObject) (session.Usage, error) {
 	obj, ok, err := rec.object("cumulative_usage")
 	if err != nil || !ok {

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/openrath/rath/session"
@@ -19,33 +17,35 @@ import (
 // The chunk records are s's transcript, the model's view: notes and memory
 // recalls become system rows, evidence-only chunks (model calls, decisions,
 // approvals, errors) are left out, and so are reasoning blocks, which the
-// original has no place for. The header id is the "openrath.id" of an
-// imported session, otherwise a UUID derived from s's id, so exporting the
-// same session twice gives the same file name. Secret env names are not
-// written: the original would need their values.
+// original has no place for. System prompts (system chunks not made by
+// Decode) are written as PromptKey header extras, not rows, so that the
+// original, continuing the file, does not send them twice. A failed tool
+// result is written in the original's failure shape.
+//
+// An imported session (Decode's lineage, see ExtraID) gets its header back
+// as the file had it: id, created_at, parents, operator, kind, extras and
+// sandbox; and a trailer only if the file had one (a crashed run stays
+// crashed). Another session's header id is UUIDOf its id, its parents
+// likewise, its operator its lineage Op, and it always gets a trailer.
+// Secret env names are not written: the original would need their values.
 func Encode(w io.Writer, s *session.Session) error {
 	if s == nil {
 		return fmt.Errorf("%w: nil session", session.ErrInvalid)
 	}
+	rows, prompts, err := rowsOut(s)
+	if err != nil {
+		return err
+	}
+	imported := importExtras(s)
 	bw := bufio.NewWriter(w)
 	e := encoder{w: bw}
-	first, last := sessionTimes(s)
-	e.write(headerOut(s, first))
-	rows := 0
-	for _, m := range s.Transcript() {
-		payload, kind, err := payloadOut(m)
-		if err != nil {
-			return err
-		}
-		e.write(chunkRecord{RecordType: "chunk", Index: rows, Kind: kind, Payload: payload})
-		rows++
+	e.write(headerOut(s, imported, prompts))
+	for _, r := range rows {
+		e.write(r)
 	}
-	e.write(trailerRecord{
-		RecordType:      "trailer",
-		ClosedAt:        isoTime(last),
-		FinalChunkCount: rows,
-		CumulativeUsage: usageOut(s.Usage()),
-	})
+	if t := trailerOut(s, imported != nil, len(rows)); t != nil {
+		e.write(t)
+	}
 	if e.err != nil {
 		return e.err
 	}
@@ -88,97 +88,33 @@ func (e *encoder) write(rec any) {
 	}
 }
 
-func headerOut(s *session.Session, created time.Time) headerRecord {
-	lin := s.Lineage()
-	h := headerRecord{
-		RecordType:       "header",
-		SchemaVersion:    schemaVersion,
-		ID:               sessionUUID(s),
-		CreatedAt:        isoTime(created),
-		ParentSessionIDs: make([]string, 0, len(lin.Parents)),
-		LineageOperator:  lin.Op,
-		LineageKind:      lineageKind(lin.Kind),
-		LineageExtras:    make([][2]string, 0, len(lin.Extras)),
+// trailerOut returns the trailer record, or nil for an imported session
+// whose file had none. The trailer of an unchanged import has the file's
+// closed_at and cumulative_usage; otherwise closed_at is the time of the
+// last chunk and the usage is the session's.
+func trailerOut(s *session.Session, imported bool, rows int) *trailerRecord {
+	t := &trailerRecord{RecordType: "trailer", FinalChunkCount: rows}
+	last, ok := s.Last()
+	if !ok {
+		last.Time = time.Now()
 	}
-	for _, p := range lin.Parents {
-		h.ParentSessionIDs = append(h.ParentSessionIDs, deriveUUID(p))
-	}
-	for _, k := range slices.Sorted(maps.Keys(lin.Extras)) {
-		h.LineageExtras = append(h.LineageExtras, [2]string{k, lin.Extras[k]})
-	}
-	if p := s.Placement(); !p.IsZero() {
-		h.SandboxBackend = &p.Backend
-		h.SandboxSpec = specOut(p.Spec)
-		h.SandboxHandleID = nullable(p.SandboxID)
-	}
-	return h
-}
-
-// specOut maps a Spec to the original's sandbox_spec. Only the non-secret
-// Env is written; SecretEnv names have no values to write.
-func specOut(s session.Spec) *specRecord {
-	out := &specRecord{Image: nullable(s.Image), Env: s.Env, WorkingDir: nullable(s.Dir)}
-	if s.Timeout > 0 {
-		secs := s.Timeout.Seconds()
-		out.TimeoutSeconds = &secs
-	}
-	return out
-}
-
-// nullable turns "" into null, as the original writes unset strings.
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-// lineageKind maps a lineage kind to the original's LineageKind value;
-// kinds it does not have become "unknown", which it accepts.
-func lineageKind(k session.LineageKind) string {
-	switch k {
-	case session.LineageLeafUser:
-		return "leaf_user"
-	case session.LineageLeafSystem:
-		return "leaf_system"
-	case session.LineageFork:
-		return "op_fork"
-	case session.LineageDetach:
-		return "op_detach"
-	case session.LineageMerge:
-		return "op_merge"
-	}
-	return "unknown"
-}
-
-// payloadOut maps one transcript message to a chunk record's kind and
-// payload.
-func payloadOut(m session.Message) (payload any, kind string, err error) {
-	switch m.Role {
-	case session.RoleSystem:
-		return textPayload{m.Content}, "system", nil
-	case session.RoleUser:
-		return textPayload{m.Content}, "user", nil
-	case session.RoleAssistant:
-		p := assistantPayload{Content: nullable(m.Content)}
-		for _, tc := range m.ToolCalls {
-			p.ToolCalls = append(p.ToolCalls, toolCall{
-				ID: tc.ID, Type: "function",
-				Function: function{Name: tc.Name, Arguments: tc.ArgsString()},
-			})
+	if imported {
+		var closed bool
+		for _, c := range s.All() {
+			closed = closed || isTrailer(c)
 		}
-		return p, "assistant", nil
-	case session.RoleTool:
-		return toolResultPayload{m.ToolCallID, m.Name, m.Content}, "tool_result", nil
+		if !closed {
+			return nil
+		}
+		if isTrailer(last) {
+			t.ClosedAt = isoTime(last.Time)
+			t.CumulativeUsage = last.ModelCall.Raw
+			return t
+		}
 	}
-	return nil, "", fmt.Errorf("%w: transcript role %q has no OpenRath chunk kind", session.ErrInvalid, m.Role)
-}
-
-// usageOut returns the trailer's cumulative_usage, or nil (null) if no
-// tokens were counted.
-func usageOut(u session.Usage) *usage {
-	if u.InputTokens == 0 && u.OutputTokens == 0 {
-		return nil
+	t.ClosedAt = isoTime(last.Time)
+	if u := s.Usage(); u.InputTokens != 0 || u.OutputTokens != 0 {
+		t.CumulativeUsage = marshal(usage{u.InputTokens, u.OutputTokens, u.Total()})
 	}
-	return &usage{u.InputTokens, u.OutputTokens, u.Total()}
+	return t
 }

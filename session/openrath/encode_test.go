@@ -43,23 +43,24 @@ func TestEncodeNative(t *testing.T) {
 			}
 		}
 	}
-	wantTypes := []string{"header", "chunk", "chunk", "chunk", "chunk", "chunk", "chunk", "trailer"}
+	wantTypes := []string{"header", "chunk", "chunk", "chunk", "chunk", "chunk", "trailer"}
 	if !slices.Equal(types, wantTypes) {
 		t.Fatalf("record types = %v, want %v", types, wantTypes)
 	}
-	// The note is model-visible: it becomes a system row. The model calls,
-	// the decision and the placement are evidence only.
-	if want := []string{"system", "user", "assistant", "tool_result", "system", "assistant"}; !slices.Equal(kinds, want) {
+	// The system prompt is a header extra, not a row. The note is
+	// model-visible: it becomes a system row. The model calls, the decision
+	// and the placement are evidence only.
+	if want := []string{"user", "assistant", "tool_result", "system", "assistant"}; !slices.Equal(kinds, want) {
 		t.Errorf("chunk kinds = %v, want %v", kinds, want)
 	}
-	if got := recs[5]["payload"].(map[string]any)["content"]; got != "the repo is small" {
+	if got := recs[4]["payload"].(map[string]any)["content"]; got != "the repo is small" {
 		t.Errorf("note row content = %v", got)
 	}
-	if got := recs[2]["payload"].(map[string]any)["content"]; got != "find the TODOs <now> & report" {
+	if got := recs[1]["payload"].(map[string]any)["content"]; got != "find the TODOs <now> & report" {
 		t.Errorf("user row content = %v (HTML must not be escaped)", got)
 	}
 
-	asst := recs[3]["payload"].(map[string]any)
+	asst := recs[2]["payload"].(map[string]any)
 	if asst["content"] != nil {
 		t.Errorf("assistant without text: content = %v, want null", asst["content"])
 	}
@@ -69,28 +70,29 @@ func TestEncodeNative(t *testing.T) {
 	if len(calls) != 1 || !reflect.DeepEqual(calls[0], wantCall) {
 		t.Errorf("tool_calls = %v, want [%v]", calls, wantCall)
 	}
-	if got := recs[6]["payload"].(map[string]any)["tool_calls"]; got != nil {
+	if got := recs[5]["payload"].(map[string]any)["tool_calls"]; got != nil {
 		t.Errorf("assistant without calls: tool_calls = %v, want null", got)
 	}
 	wantResult := map[string]any{"tool_call_id": "c1", "name": "grep", "content": "main.go:3: TODO"}
-	if got := recs[4]["payload"]; !reflect.DeepEqual(got, wantResult) {
+	if got := recs[3]["payload"]; !reflect.DeepEqual(got, wantResult) {
 		t.Errorf("tool_result payload = %v, want %v", got, wantResult)
 	}
 
 	h := recs[0]
-	uuidRE := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
-	if id, _ := h["id"].(string); !uuidRE.MatchString(id) || id != deriveUUID(s.ID()) {
-		t.Errorf("header id = %v, want the v8 UUID derived from %s", h["id"], s.ID())
+	uuidRE := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	if id, _ := h["id"].(string); !uuidRE.MatchString(id) || id != UUIDOf(s.ID()) {
+		t.Errorf("header id = %v, want the UUID of %s", h["id"], s.ID())
 	}
 	parents := h["parent_session_ids"].([]any)
-	if len(parents) != 1 || !uuidRE.MatchString(parents[0].(string)) {
-		t.Errorf("parent_session_ids = %v, want one derived UUID", parents)
+	if want := UUIDOf(s.Lineage().Parents[0]); len(parents) != 1 || parents[0] != want {
+		t.Errorf("parent_session_ids = %v, want [%s]", parents, want)
 	}
 	if h["lineage_kind"] != "op_fork" || h["lineage_operator"] != "fork" || h["schema_version"] != 1.0 {
 		t.Errorf("header lineage/version = %v %v %v", h["lineage_kind"], h["lineage_operator"], h["schema_version"])
 	}
-	if got, ok := h["lineage_extras"].([]any); !ok || len(got) != 0 {
-		t.Errorf("lineage_extras = %#v, want []", h["lineage_extras"])
+	wantExtras := []any{[]any{PromptKey, map[string]any{"row": 0.0, "content": "be brief"}}}
+	if !reflect.DeepEqual(h["lineage_extras"], wantExtras) {
+		t.Errorf("lineage_extras = %#v, want %#v", h["lineage_extras"], wantExtras)
 	}
 	if want := isoTime(s.Chunk(0).Time); h["created_at"] != want {
 		t.Errorf("created_at = %v, want %v", h["created_at"], want)
@@ -103,16 +105,19 @@ func TestEncodeNative(t *testing.T) {
 
 	tr := recs[len(recs)-1]
 	wantUsage := map[string]any{"prompt_tokens": 250.0, "completion_tokens": 50.0, "total_tokens": 300.0}
-	if !reflect.DeepEqual(tr["cumulative_usage"], wantUsage) || tr["final_chunk_count"] != 6.0 {
-		t.Errorf("trailer = %v, want usage %v and 6 chunks", tr, wantUsage)
+	if !reflect.DeepEqual(tr["cumulative_usage"], wantUsage) || tr["final_chunk_count"] != 5.0 {
+		t.Errorf("trailer = %v, want usage %v and 5 chunks", tr, wantUsage)
 	}
 	last, _ := s.Last()
 	if tr["closed_at"] != isoTime(last.Time) {
 		t.Errorf("closed_at = %v, want %v", tr["closed_at"], isoTime(last.Time))
 	}
 
-	// And it reads back.
+	// And it reads back, as the same session with the prompt in its place.
 	back := decodeBytes(t, out)
+	if back.ID() != s.ID() || !slices.Equal(back.Lineage().Parents, s.Lineage().Parents) {
+		t.Errorf("re-imported %s %v, want %s %v", back.ID(), back.Lineage().Parents, s.ID(), s.Lineage().Parents)
+	}
 	if got, want := noIDs(back.Transcript()), noIDs(s.Transcript()); !reflect.DeepEqual(got, want) {
 		t.Errorf("re-imported transcript:\n got %+v\nwant %+v", got, want)
 	}

@@ -88,3 +88,13 @@ func records(t *testing.T, out []byte) []map[string]any {
 	}
 	return recs
 }
+
+// mustID is IDOf(uuid), failing the test on an error.
+func mustID(t testing.TB, uuid string) session.ID {
+	t.Helper()
+	id, err := IDOf(uuid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}

@@ -22,6 +22,14 @@ func TestParseTime(t *testing.T) {
 	if got := isoTime(want); got != "2026-05-25T10:11:12.345678+00:00" {
 		t.Errorf("isoTime = %q", got)
 	}
+	// As Python writes a time without microseconds; finer digits dropped.
+	whole := time.Date(2026, 11, 24, 12, 1, 17, 0, time.UTC)
+	if got := isoTime(whole); got != "2026-11-24T12:01:17+00:00" {
+		t.Errorf("isoTime(whole second) = %q", got)
+	}
+	if got, err := parseTime("2026-11-24T12:01:17.000000999+00:00"); err != nil || !got.Equal(whole) {
+		t.Errorf("parseTime(nanoseconds) = %v, %v; want %v", got, err, whole)
+	}
 	if _, err := parseTime("0000-01-01T00:00:00+01:00"); err == nil {
 		t.Error("a time before year 0 in UTC was accepted")
 	}

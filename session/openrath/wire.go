@@ -1,5 +1,7 @@
 package openrath
 
+import "encoding/json"
+
 // The records Encode writes. OpenRath-Python's session files hold one JSON
 // object per line, told apart by "record_type": a "header", then "chunk"
 // records, then a "trailer" once the run closed cleanly. See the
@@ -8,22 +10,23 @@ package openrath
 // matches its shape key for key.
 
 type headerRecord struct {
-	RecordType       string      `json:"record_type"`
-	SchemaVersion    int         `json:"schema_version"`
-	ID               string      `json:"id"`
-	CreatedAt        string      `json:"created_at"`
-	ParentSessionIDs []string    `json:"parent_session_ids"`
-	LineageOperator  string      `json:"lineage_operator"`
-	LineageKind      string      `json:"lineage_kind"`
-	LineageExtras    [][2]string `json:"lineage_extras"`
-	SandboxBackend   *string     `json:"sandbox_backend"`
-	SandboxSpec      *specRecord `json:"sandbox_spec"`
-	SandboxHandleID  *string     `json:"sandbox_handle_id"`
+	RecordType       string   `json:"record_type"`
+	SchemaVersion    int      `json:"schema_version"`
+	ID               string   `json:"id"`
+	CreatedAt        string   `json:"created_at"`
+	ParentSessionIDs []string `json:"parent_session_ids"`
+	LineageOperator  string   `json:"lineage_operator"`
+	LineageKind      string   `json:"lineage_kind"`
+	// LineageExtras is a JSON array of [key, value] pairs.
+	LineageExtras   json.RawMessage `json:"lineage_extras"`
+	SandboxBackend  *string         `json:"sandbox_backend"`
+	SandboxSpec     *specRecord     `json:"sandbox_spec"`
+	SandboxHandleID *string         `json:"sandbox_handle_id"`
 }
 
 type specRecord struct {
 	Image          *string           `json:"image"`
-	Entrypoint     []string          `json:"entrypoint"` // always null: Spec has no entrypoint
+	Entrypoint     json.RawMessage   `json:"entrypoint"` // nil writes null
 	Env            map[string]string `json:"env"`
 	TimeoutSeconds *float64          `json:"timeout_seconds"`
 	WorkingDir     *string           `json:"working_dir"`
@@ -63,10 +66,10 @@ type toolResultPayload struct {
 }
 
 type trailerRecord struct {
-	RecordType      string `json:"record_type"`
-	ClosedAt        string `json:"closed_at"`
-	FinalChunkCount int    `json:"final_chunk_count"`
-	CumulativeUsage *usage `json:"cumulative_usage"`
+	RecordType      string          `json:"record_type"`
+	ClosedAt        string          `json:"closed_at"`
+	FinalChunkCount int             `json:"final_chunk_count"`
+	CumulativeUsage json.RawMessage `json:"cumulative_usage"` // nil writes null
 }
 
 type usage struct {
