@@ -17,6 +17,7 @@ const (
 	ToolErrRejected    = "rejected"          // a human or validator refused it
 	ToolErrInterrupted = "interrupted"       // the process died mid-call
 	ToolErrCanceled    = "canceled"          // the run was cancelled
+	ToolErrServerGone  = "server_gone"       // the tool's server died or could not be reached
 )
 
 // ToolError says why a tool call produced no result.

@@ -70,7 +70,11 @@ func (a *app) exportCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				err = otel.Export(cmd.Context(), tp, s)
+				var name string // the workflow the session is a run's output of, if any
+				if info, ierr := a.rt.Store.Info(cmd.Context(), s.ID()); ierr == nil {
+					name = info.Labels[otel.WorkflowLabel]
+				}
+				err = otel.Export(cmd.Context(), tp, s, otel.WithWorkflowName(name))
 				if serr := tp.Shutdown(cmd.Context()); err == nil {
 					err = serr
 				}

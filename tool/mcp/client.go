@@ -3,37 +3,29 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/url"
-	"os/exec"
+	"net/http"
 	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/tool"
 )
 
-// ErrClosed is returned by calls on a closed Client.
-var ErrClosed = errors.New("mcp: client is closed")
-
-// Client is a connection to one MCP server. It keeps one session open,
-// starting a new one when the last was lost. It is safe for concurrent use.
+// Client is a connection to one MCP server. It keeps one session open and,
+// when the server is found gone (a stdio server's process exited, an HTTP
+// server cannot be reached or has forgotten the session), starts a new one
+// before the next call is sent: a new process over stdio, a new session
+// over HTTP. It is safe for concurrent use.
 type Client struct {
 	cfg    ServerConfig
 	client *sdk.Client
 
-	mu     sync.Mutex
-	conn   *conn // nil when there is no live session
-	closed bool
-}
-
-// conn is one client session.
-type conn struct {
-	cs     *sdk.ClientSession
-	stderr *tail
+	mu      sync.Mutex
+	conn    *conn  // nil when there is no session
+	ended   error  // why the last session ended, until a new one starts
+	pending string // the note for the next call: the session was started again
+	closed  bool
 }
 
 // Connect opens a session with the server cfg describes.
@@ -45,7 +37,7 @@ func Connect(ctx context.Context, cfg ServerConfig) (*Client, error) {
 		cfg:    cfg,
 		client: sdk.NewClient(&sdk.Implementation{Name: "rath"}, nil),
 	}
-	if _, err := c.session(ctx); err != nil {
+	if _, _, err := c.session(ctx, false); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -54,42 +46,82 @@ func Connect(ctx context.Context, cfg ServerConfig) (*Client, error) {
 // Name is the server's name.
 func (c *Client) Name() string { return c.cfg.Name }
 
-// session returns the live session, starting one when there is none.
-func (c *Client) session(ctx context.Context) (*conn, error) {
+// session returns the live session, starting a new one when the last is
+// gone. For a call (forCall), it also returns the note that a session was
+// started again since the last call, for that call's evidence.
+func (c *Client) session(ctx context.Context, forCall bool) (cn *conn, note string, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, ErrClosed
+		return nil, "", ErrClosed
 	}
 	if c.conn != nil {
-		return c.conn, nil
+		if cause := c.conn.gone(); cause != nil {
+			old := c.conn
+			c.conn, c.ended = nil, cause
+			old.reported.Store(true)
+			_ = old.close(0)
+		}
 	}
-	stderr := &tail{}
-	cs, err := c.client.Connect(ctx, c.cfg.transport(stderr), nil)
+	if c.conn == nil {
+		cn, err := c.dial(ctx)
+		if err != nil {
+			return nil, "", err
+		}
+		if c.ended != nil {
+			verb := "reconnected"
+			if cn.proc != nil {
+				verb = "restarted"
+			}
+			c.pending = fmt.Sprintf("[mcp server %s %s before this call: %v]", c.cfg.Name, verb, c.ended)
+			c.ended = nil
+		}
+		c.conn = cn
+	}
+	if forCall {
+		note, c.pending = c.pending, ""
+	}
+	return c.conn, note, nil
+}
+
+// dial starts a session: a new process over stdio.
+func (c *Client) dial(ctx context.Context) (*conn, error) {
+	cn := newConn(c.cfg.Name)
+	var t sdk.Transport
+	if c.cfg.URL != "" {
+		t = &sdk.StreamableClientTransport{
+			Endpoint: c.cfg.URL,
+			HTTPClient: &http.Client{Transport: &watchTransport{
+				headers: c.cfg.Headers, base: http.DefaultTransport, conn: cn}},
+		}
+	} else {
+		p, err := startProcess(c.cfg, cn.stderr)
+		if err != nil {
+			return nil, asGone(fmt.Errorf("mcp: starting server %s: %w", c.cfg.Name, err))
+		}
+		cn.proc = p
+		t = p.transport()
+	}
+	cs, err := c.client.Connect(ctx, t, nil)
 	if err != nil {
-		return nil, fmt.Errorf("mcp: connecting to server %s: %w%s", c.cfg.Name, err, stderrNote(stderr))
+		cn.closing.Store(true)
+		if cn.proc != nil {
+			_, _, _ = cn.proc.stop(0)
+		}
+		return nil, asGone(fmt.Errorf("mcp: connecting to server %s: %w%s", c.cfg.Name, err, stderrNote(cn.stderr)))
 	}
-	c.conn = &conn{cs: cs, stderr: stderr}
-	return c.conn, nil
+	cn.start(cs)
+	return cn, nil
 }
 
-// drop forgets cn if it is still the live session, and closes it,
-// returning how a stdio server's process exited, if it did.
-func (c *Client) drop(cn *conn) *exec.ExitError {
-	c.mu.Lock()
-	if c.conn == cn {
-		c.conn = nil
-	}
-	c.mu.Unlock()
-	var ee *exec.ExitError
-	if err := cn.cs.Close(); errors.As(err, &ee) {
-		return ee
-	}
-	return nil
-}
-
-// Close ends the session (and a stdio server's process). Later calls fail
-// with ErrClosed.
+// Close ends the session and stops a stdio server, and reports whether that
+// went as it should. Stopping is not a failure: a stdio server that does
+// not exit when its standard input closes is sent SIGTERM (then SIGKILL),
+// and Close still returns nil. Close returns an error wrapping
+// ErrServerGone if the server was already gone — exited, unreachable, its
+// session lost — and no call reported it, and an error if a stdio server
+// exits with a failure status of its own accord, survives SIGKILL, or if
+// ending an HTTP session fails. Later calls fail with ErrClosed.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	cn := c.conn
@@ -98,25 +130,37 @@ func (c *Client) Close() error {
 	if cn == nil {
 		return nil
 	}
-	if err := cn.cs.Close(); err != nil && !errors.Is(err, sdk.ErrConnectionClosed) {
-		return fmt.Errorf("mcp: closing server %s: %w", c.cfg.Name, err)
-	}
-	return nil
+	return cn.close(stopGrace)
 }
 
-// Tools lists the server's tools (every page) as tool.Tools.
+// Tools lists the server's tools (every page) as tool.Tools. Listing is
+// harmless to repeat, so a listing that finds the session lost is made once
+// more on a new session.
 func (c *Client) Tools(ctx context.Context) ([]tool.Tool, error) {
-	cn, err := c.session(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var tools []tool.Tool
-	for t, err := range cn.cs.Tools(ctx, nil) {
+	for attempt := 0; ; attempt++ {
+		cn, _, err := c.session(ctx, false)
 		if err != nil {
-			if lost(ctx, err) {
-				c.drop(cn)
+			return nil, err
+		}
+		tools, err := c.list(ctx, cn)
+		if err == nil {
+			return tools, nil
+		}
+		if ctx.Err() == nil && (cn.gone() != nil || lost(err) || undelivered(err)) {
+			cn.fail(err)
+			if attempt == 0 {
+				continue
 			}
-			return nil, fmt.Errorf("mcp: listing the tools of server %s: %w", c.cfg.Name, err)
+		}
+		return nil, fmt.Errorf("mcp: listing the tools of server %s: %w", c.cfg.Name, err)
+	}
+}
+
+func (c *Client) list(ctx context.Context, cn *conn) ([]tool.Tool, error) {
+	var tools []tool.Tool
+	for t, err := range cn.cs.Load().Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
 		}
 		rt, err := c.wrap(t)
 		if err != nil {
@@ -144,39 +188,4 @@ func (c *Client) wrap(t *sdk.Tool) (*remoteTool, error) {
 		schema:      schema,
 		idempotent:  ann != nil && (ann.IdempotentHint || ann.ReadOnlyHint),
 	}, nil
-}
-
-// lost reports whether err from a request means the session is unusable:
-// the connection closed, the server forgot the session, or a request could
-// not reach the server. The server's own error responses (and a request the
-// transport refused as invalid) leave the session usable, as does the end of
-// ctx.
-func lost(ctx context.Context, err error) bool {
-	if ctx.Err() != nil {
-		return false
-	}
-	var ue *url.Error
-	if errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, sdk.ErrSessionMissing) || errors.As(err, &ue) {
-		return true
-	}
-	var we *jsonrpc.Error
-	return !errors.As(err, &we)
-}
-
-// goneError drops the lost session cn and describes err, the error of the
-// call that found it lost.
-func (c *Client) goneError(cn *conn, err error) *tool.Error {
-	exit := ""
-	if ee := c.drop(cn); ee != nil {
-		exit = " (" + ee.Error() + ")"
-	}
-	msg := fmt.Sprintf("mcp server %s is gone: %v%s%s", c.cfg.Name, err, exit, stderrNote(cn.stderr))
-	return &tool.Error{Kind: session.ToolErrExecution, Message: msg, Err: err}
-}
-
-func stderrNote(t *tail) string {
-	if s := t.String(); s != "" {
-		return " (stderr: " + s + ")"
-	}
-	return ""
 }

@@ -3,12 +3,7 @@ package mcp
 import (
 	"errors"
 	"fmt"
-	"net/http"
-	"os"
-	"os/exec"
 	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // DefaultCallTimeout bounds a tool call when ServerConfig.CallTimeout is zero.
@@ -19,7 +14,9 @@ const DefaultCallTimeout = 60 * time.Second
 type ServerConfig struct {
 	// Name identifies the server in errors and resource keys.
 	Name string
-	// Command starts a stdio server: the program and its arguments.
+	// Command starts a stdio server: the program and its arguments. It
+	// runs in a process group of its own, and is started again before the
+	// next call when it has exited.
 	Command []string
 	// Env is added to this process's environment for Command
 	// ("KEY=value" entries; later entries win).
@@ -56,34 +53,4 @@ func (c ServerConfig) callTimeout() time.Duration {
 		return DefaultCallTimeout
 	}
 	return c.CallTimeout
-}
-
-// transport builds a fresh transport for one session; stderr receives a
-// stdio server's standard error.
-func (c ServerConfig) transport(stderr *tail) sdk.Transport {
-	if c.URL != "" {
-		return &sdk.StreamableClientTransport{
-			Endpoint:   c.URL,
-			HTTPClient: &http.Client{Transport: headerTransport{headers: c.Headers}},
-		}
-	}
-	cmd := exec.Command(c.Command[0], c.Command[1:]...)
-	cmd.Env = append(os.Environ(), c.Env...)
-	cmd.Stderr = stderr
-	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
-}
-
-// headerTransport adds fixed headers to every request.
-type headerTransport struct {
-	headers map[string]string
-}
-
-func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
-		r = r.Clone(r.Context())
-		for k, v := range t.headers {
-			r.Header.Set(k, v)
-		}
-	}
-	return http.DefaultTransport.RoundTrip(r)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -18,6 +19,7 @@ type dropServer struct {
 	mu      sync.Mutex
 	handler http.Handler
 	header  string // the last X-Test header seen
+	noGet   bool   // offer no standalone stream (answer GET with 405)
 }
 
 func newDropServer() *dropServer {
@@ -43,8 +45,12 @@ func (d *dropServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	d.mu.Lock()
 	d.header = r.Header.Get("X-Test")
-	h := d.handler
+	h, noGet := d.handler, d.noGet
 	d.mu.Unlock()
+	if noGet && r.Method == http.MethodGet {
+		http.Error(w, "no stream here", http.StatusMethodNotAllowed)
+		return
+	}
 	if bytes.Contains(body, []byte(`"name":"crash"`)) {
 		d.reset()
 		panic(http.ErrAbortHandler)
@@ -71,5 +77,29 @@ func TestStreamableHTTP(t *testing.T) {
 	d.mu.Unlock()
 	if header != "yes" {
 		t.Errorf("X-Test header = %q", header)
+	}
+}
+
+// A server without a standalone stream gives no sign of a restart until a
+// call is refused for its session (404): that call never ran, so it is sent
+// again on a new session, and succeeds saying so.
+func TestStreamableHTTPRefusedCallIsResent(t *testing.T) {
+	d := newDropServer()
+	d.noGet = true
+	ts := httptest.NewServer(d)
+	t.Cleanup(ts.Close)
+	cfg := ServerConfig{Name: "web", URL: ts.URL, CallTimeout: shortTimeout}
+	_, tools := connect(t, cfg)
+	if out, err := call(t, tools["echo"], `{"text":"one"}`); err != nil || out != "one" {
+		t.Fatalf("echo = %q, %v", out, err)
+	}
+	d.reset() // the server forgets every session, as a restarted one would
+	out, err := call(t, tools["echo"], `{"text":"two"}`)
+	if err != nil {
+		t.Fatalf("echo after the restart: %v", err)
+	}
+	checkNote(t, cfg, out, "two")
+	if !strings.Contains(out, "HTTP 404") {
+		t.Errorf("the note does not say the session was refused: %q", out)
 	}
 }

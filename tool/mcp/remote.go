@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openrath/rath/session"
@@ -34,47 +36,127 @@ func (t *remoteTool) Resources(json.RawMessage) []tool.Resource {
 	return []tool.Resource{{Access: tool.Write, Key: "mcp:" + t.client.cfg.Name}}
 }
 
-// Call calls the tool on the server, starting a new session if the last was
-// lost.
+// Call calls the tool on the server. If the server was found gone since
+// the last call, a new session (over stdio, a new process) is started
+// first, and the result (or error) begins with a note saying so. A call
+// that provably never reached the server (its session had just been lost)
+// is sent once more on a new session.
 func (t *remoteTool) Call(ctx context.Context, _ tool.Env, args json.RawMessage) (string, error) {
 	arguments, err := objectArgs(args)
 	if err != nil {
 		return "", err
 	}
 	c := t.client
-	cn, err := c.session(ctx)
-	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, ErrClosed) {
-			return "", err
+	var notes []string
+	for attempt := 0; ; attempt++ {
+		cn, note, err := c.session(ctx, true)
+		if note != "" {
+			notes = append(notes, note)
 		}
-		return "", &tool.Error{Kind: session.ToolErrExecution,
-			Message: fmt.Sprintf("mcp server %s is gone: %v", c.cfg.Name, err), Err: err}
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, ErrClosed) {
+				return "", err
+			}
+			return "", withNotes(notes, goneError(c.cfg.Name, asGone(err), ""))
+		}
+		out, retry, err := t.once(ctx, cn, arguments)
+		if retry && attempt == 0 {
+			continue
+		}
+		if err != nil {
+			return "", withNotes(notes, err)
+		}
+		return joinNotes(notes, out), nil
 	}
+}
+
+// once sends the call on cn. retry reports that the call never reached the
+// server and cn is now known gone.
+func (t *remoteTool) once(ctx context.Context, cn *conn, arguments json.RawMessage) (out string, retry bool, err error) {
+	c := t.client
 	timeout := c.cfg.callTimeout()
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	timed, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := cn.cs.CallTool(callCtx, &sdk.CallToolParams{Name: t.name, Arguments: arguments})
+	// The call ends as soon as the server is found gone.
+	att := &attempt{}
+	callCtx, stop := context.WithCancelCause(context.WithValue(timed, attemptKey{}, att))
+	defer stop(nil)
+	defer context.AfterFunc(cn.life, func() { stop(context.Cause(cn.life)) })()
+
+	res, err := cn.cs.Load().CallTool(callCtx, &sdk.CallToolParams{Name: t.name, Arguments: arguments})
+	if err == nil {
+		out, err := t.result(res)
+		return out, false, err
+	}
 	switch {
-	case err == nil:
 	case ctx.Err() != nil:
-		return "", fmt.Errorf("mcp tool %s: %w", t.Name(), ctx.Err())
-	case callCtx.Err() != nil:
-		return "", &tool.Error{Kind: session.ToolErrTimeout,
+		return "", false, fmt.Errorf("mcp tool %s: %w", t.Name(), ctx.Err())
+	case att.refused.Load() || undelivered(err):
+		cn.fail(err)
+		return "", true, t.gone(cn)
+	case errors.Is(cn.gone(), ErrClosed):
+		return "", false, fmt.Errorf("mcp tool %s: %w", t.Name(), ErrClosed)
+	case cn.gone() != nil:
+	case timed.Err() != nil:
+		return "", false, &tool.Error{Kind: session.ToolErrTimeout,
 			Message: fmt.Sprintf("mcp tool %s timed out after %s", t.Name(), timeout), Err: err}
-	case lost(callCtx, err):
-		return "", c.goneError(cn, err)
-	default:
-		return "", &tool.Error{Kind: session.ToolErrExecution,
-			Message: fmt.Sprintf("mcp tool %s: %v", t.Name(), err), Err: err}
-	}
-	text := render(res)
-	if res.IsError {
-		if text == "" {
-			text = fmt.Sprintf("mcp tool %s failed", t.Name())
+	case lost(err):
+		if cn.proc == nil && cn.answers(ctx) {
+			// The call's response was lost, the server was not.
+			return "", false, serverError(session.ToolErrExecution, fmt.Sprintf("mcp tool %s: %v", t.Name(), err), err)
 		}
-		return "", &tool.Error{Kind: session.ToolErrExecution, Message: text}
+		cn.settle()
+		cn.fail(err)
+	default:
+		kind := session.ToolErrExecution
+		var we *jsonrpc.Error
+		if errors.As(err, &we) {
+			kind = rpcKind(we)
+		}
+		return "", false, serverError(kind, fmt.Sprintf("mcp tool %s: %v", t.Name(), err), err)
 	}
-	return text, nil
+	return "", false, t.gone(cn)
+}
+
+// gone is the error of a call that found cn gone.
+func (t *remoteTool) gone(cn *conn) *tool.Error {
+	cn.reported.Store(true)
+	return goneError(t.client.cfg.Name, cn.gone(), cn.note())
+}
+
+// result renders a server's answer; an isError result becomes an error
+// whose kind the text tells (invalid arguments, unknown tool, or
+// execution).
+func (t *remoteTool) result(res *sdk.CallToolResult) (string, error) {
+	text := render(res)
+	if !res.IsError {
+		return text, nil
+	}
+	if text == "" {
+		text = fmt.Sprintf("mcp tool %s failed", t.Name())
+	}
+	return "", serverError(resultKind(text), text, nil)
+}
+
+// withNotes puts notes before the message of err.
+func withNotes(notes []string, err error) error {
+	if len(notes) == 0 {
+		return err
+	}
+	var te *tool.Error
+	if errors.As(err, &te) {
+		cp := *te
+		cp.Message = joinNotes(notes, te.Message)
+		return &cp
+	}
+	return fmt.Errorf("%s: %w", strings.Join(notes, " "), err)
+}
+
+func joinNotes(notes []string, text string) string {
+	if len(notes) == 0 {
+		return text
+	}
+	return strings.Join(append(notes, text), "\n")
 }
 
 // objectArgs checks args is a JSON object; blank or null args are {}.

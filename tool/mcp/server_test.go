@@ -4,27 +4,56 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// serverEnv makes the test binary run as a stdio MCP server.
-const serverEnv = "RATH_MCP_TEST_SERVER"
+// serverEnv makes the test binary run as an MCP server: "1" over stdio,
+// exiting when its input closes; "linger" over stdio, staying alive after
+// its input closes (as the reference "everything" server does); "fail"
+// over stdio, exiting with status 2 when its input closes; "http" over
+// streamable HTTP at the address in addrEnv.
+const (
+	serverEnv = "RATH_MCP_TEST_SERVER"
+	addrEnv   = "RATH_MCP_TEST_ADDR"
+)
 
 func TestMain(m *testing.M) {
-	if os.Getenv(serverEnv) == "1" {
-		srv := newTestServer(func() { os.Exit(3) })
-		if err := srv.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
-			fmt.Fprintln(os.Stderr, "test server:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+	if mode := os.Getenv(serverEnv); mode != "" {
+		os.Exit(serve(mode))
 	}
 	os.Exit(m.Run())
+}
+
+// serve runs the test server in the given mode and returns the exit status.
+func serve(mode string) int {
+	srv := newTestServer(func() { os.Exit(3) })
+	if mode == "http" {
+		h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+		err := http.ListenAndServe(os.Getenv(addrEnv), h)
+		fmt.Fprintln(os.Stderr, "test server:", err)
+		return 1
+	}
+	if err := srv.Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "test server:", err)
+		return 1
+	}
+	switch mode {
+	case "linger":
+		for {
+			time.Sleep(time.Hour)
+		}
+	case "fail":
+		fmt.Fprintln(os.Stderr, "test server: failing on close")
+		return 2
+	}
+	return 0
 }
 
 // echoSchema is the echo tool's input schema as the server declares it.
@@ -73,6 +102,22 @@ func newTestServer(crash func()) *sdk.Server {
 		Annotations: &sdk.ToolAnnotations{IdempotentHint: true}},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return text(strconv.Itoa(os.Getpid())), nil
+		})
+	// typed validates its arguments as the SDK does for typed handlers.
+	sdk.AddTool(srv, &sdk.Tool{Name: "typed"},
+		func(_ context.Context, _ *sdk.CallToolRequest, in struct {
+			Text string `json:"text"`
+		}) (*sdk.CallToolResult, any, error) {
+			return text(in.Text), nil, nil
+		})
+	// rpc fails with the JSON-RPC error its arguments give.
+	srv.AddTool(&sdk.Tool{Name: "rpc", InputSchema: emptySchema},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var e jsonrpc.Error
+			if err := json.Unmarshal(req.Params.Arguments, &e); err != nil {
+				return nil, err
+			}
+			return nil, &e
 		})
 	srv.AddTool(&sdk.Tool{Name: "crash", InputSchema: emptySchema},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
