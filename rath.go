@@ -64,13 +64,14 @@ type Runtime struct {
 	Store     store.Store
 	Sandboxes *sandbox.Pool
 
-	mu       sync.Mutex // guards memory
+	mu       sync.Mutex // guards memory, closers and pg
 	memory   memory.Memory
 	embedder model.Embedder
 	log      *slog.Logger
 	stop     context.CancelFunc // ends live tracing
 	traced   chan error
 	closers  []func() error // OnClose's, run last first
+	pg       *pgOwner       // the advisory locks of its runs (PostgreSQL store), once one ran
 }
 
 // DefaultHome is $RATH_HOME, else ./.rath.
@@ -183,7 +184,11 @@ func (r *Runtime) Close() error {
 	if r.memory != nil {
 		errs = append(errs, r.memory.Close())
 	}
+	pg := r.pg
 	r.mu.Unlock()
+	if pg != nil {
+		pg.close()
+	}
 	if r.Store != nil {
 		errs = append(errs, r.Store.Close())
 	}

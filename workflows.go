@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/export"
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/replay"
@@ -97,36 +98,57 @@ func lookup(name string) (Workflow, error) {
 // every step are committed, and the output is labelled with the workflow's
 // name. The output is returned with any error (a failed run's output holds
 // what was done).
-func (r *Runtime) Run(ctx context.Context, name string) (*session.Session, error) {
+//
+// The run's id is its input session's. While it runs, this process owns
+// it (Owner, recorded on the input with the workflow's name and input
+// text) and writes under a fencing epoch of its own; the input is active,
+// then closed or failed with the output. A run whose process dies is
+// shown interrupted (Statuses) and Resume finishes it. An input that Build
+// took from the store is forked, so that the run's input is its own.
+func (r *Runtime) Run(ctx context.Context, name string, opts ...RunOption) (*session.Session, error) {
+	var o runOptions
+	for _, f := range opts {
+		f(&o)
+	}
 	w, err := lookup(name)
 	if err != nil {
 		return nil, err
 	}
-	m, in, err := w.Build(ctx, r)
+	bctx, err := o.buildContext(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	m, in, err := w.Build(bctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("rath: build %s: %w", name, err)
 	}
-	out, err := flow.Run(flow.WithOutputLabels(ctx, map[string]string{WorkflowLabel: name}), r.Store, m, in)
-	if out != nil {
-		if err != nil {
-			// Run labelled it only if it committed it (a run that
-			// stopped did not); try here, as before.
-			_ = r.Store.SetLabel(ctx, out.ID(), WorkflowLabel, name)
+	if o.from != "" {
+		if in, err = r.forkFrom(ctx, o.from, in); err != nil {
+			return nil, err
 		}
-		status := store.StatusClosed
-		if err != nil {
-			status = store.StatusFailed
-		}
-		if serr := store.MoveTo(ctx, r.Store, out.ID(), status); serr != nil && err == nil {
-			err = serr
-		}
+	} else if _, err := r.Store.Info(ctx, in.ID()); err == nil {
+		in = in.Fork() // a stored session is no new run's to own: run on a fork
 	}
-	return out, err
+	lk, err := r.lockRun(ctx, in.ID(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("rath: run %s: %w", name, err)
+	}
+	if err := commitNew(ctx, r.Store, in); err != nil {
+		return nil, errors.Join(fmt.Errorf("rath: run %s: commit its input: %w", name, err), lk.release())
+	}
+	own, err := r.own(bctx, in.ID(), lk, map[string]string{RunWorkflowLabel: name, RunInputLabel: inputLabel(o.input)})
+	if err != nil {
+		return nil, fmt.Errorf("rath: run %s: %w", name, err)
+	}
+	o.start(in.ID())
+	out, err := flow.Run(flow.WithOutputLabels(own.ctx, map[string]string{WorkflowLabel: name}), r.Store, m, in)
+	return r.finish(own, name, out, err)
 }
 
 // Replay re-executes the run whose output is id with its registered
-// workflow (named by the output's WorkflowLabel), serving everything from
-// the record; a difference is a *replay.Divergence.
+// workflow (named by the output's WorkflowLabel, built with the input text
+// its run recorded), serving everything from the record; a difference is
+// a *replay.Divergence.
 func (r *Runtime) Replay(ctx context.Context, id session.ID) (*session.Session, error) {
 	info, err := r.Store.Info(ctx, id)
 	if err != nil {
@@ -144,11 +166,24 @@ func (r *Runtime) Replay(ctx context.Context, id session.ID) (*session.Session, 
 	if err != nil {
 		return nil, err
 	}
-	m, _, err := w.Build(ctx, r)
+	m, _, err := w.Build(r.recordedInput(ctx, info), r)
 	if err != nil {
 		return nil, fmt.Errorf("rath: build %s: %w", name, err)
 	}
 	return replay.Run(ctx, m, rec)
+}
+
+// recordedInput is ctx with the input text the run of output info was
+// given, if its run recorded one.
+func (r *Runtime) recordedInput(ctx context.Context, info store.Info) context.Context {
+	run, err := r.Store.Info(ctx, session.ID(info.Labels[agent.RunLabel]))
+	if err != nil {
+		return ctx
+	}
+	if st, err := parseRun(run); err == nil && st.input != nil {
+		return WithInput(ctx, *st.input)
+	}
+	return ctx
 }
 
 // RunDossier runs the workflow called name (as Run) and writes the evidence

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,10 +45,16 @@ func (a *app) versionCmd() *cobra.Command {
 }
 
 func (a *app) runCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "run NAME",
-		Short: "Run a registered workflow on the store; prints the output session id",
-		Args:  cobra.ExactArgs(1),
+	var input, from string
+	c := &cobra.Command{
+		Use:   "run [NAME]",
+		Short: "Run a registered workflow on the store; prints the output session id (no NAME: lists the workflows)",
+		Long: `Run a registered workflow durably on the store and print its output session id.
+Progress on stderr names the run's id, which "rath resume ID" takes if the run is cut short.
+
+--from ID runs the workflow on a fork of the stored session ID (another run's
+session, or one imported from OpenRath-Python) instead of on the workflow's own input.`,
+		Args: cobra.MaximumNArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			var names []string
 			for _, w := range rath.Workflows() {
@@ -55,30 +63,95 @@ func (a *app) runCmd() *cobra.Command {
 			return names, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return a.listWorkflows()
+			}
+			name := args[0]
+			var opts []rath.RunOption
+			if cmd.Flags().Changed("input") {
+				text, err := a.readInput(input)
+				if err != nil {
+					return err
+				}
+				opts = append(opts, rath.RunInput(text))
+			}
+			if from != "" {
+				id, err := sessionID(from)
+				if err != nil {
+					return err
+				}
+				opts = append(opts, rath.RunFrom(id))
+			}
 			rt, err := a.runtime(cmd.Context())
 			if err != nil {
 				return err
 			}
-			p := a.progress("run " + args[0])
-			out, err := rt.Run(cmd.Context(), args[0])
-			p.done(err)
+			var run session.ID
+			var p *progress
+			opts = append(opts, rath.OnStart(func(id session.ID) {
+				run, p = id, a.progress(fmt.Sprintf("run %s %s", name, id))
+			}))
+			out, err := rt.Run(cmd.Context(), name, opts...)
+			if p != nil {
+				p.done(err)
+			}
 			if errors.Is(err, rath.ErrUnknownWorkflow) {
-				var names []string
-				for _, w := range rath.Workflows() {
-					names = append(names, w.Name)
-				}
-				return usageErr("%v (registered: %v)", err, names)
+				return usageErr("%s (registered: %s)", strings.TrimPrefix(err.Error(), "rath: "), workflowNames())
 			}
-			if out != nil {
-				if a.jsonOut {
-					a.printJSON(map[string]any{"id": out.ID(), "chunks": out.Len(), "usage": out.Usage(), "ok": err == nil})
-				} else {
-					fmt.Fprintln(a.stdout, out.ID())
-				}
+			if errors.Is(err, rath.ErrTakesNoInput) {
+				return usageErr("%s", strings.TrimPrefix(err.Error(), "rath: "))
 			}
+			a.printRun(out, run, session.ID(from), err)
 			return err
 		},
 	}
+	c.Flags().StringVar(&input, "input", "", "the run's input: TEXT, @FILE or - for stdin (for a workflow that takes input)")
+	c.Flags().StringVar(&from, "from", "", "run on a fork of this stored session instead of the workflow's own input")
+	return c
+}
+
+// printRun prints a run's output id (--json: with its run id, size, usage
+// and whether it succeeded).
+func (a *app) printRun(out *session.Session, run, from session.ID, err error) {
+	if out == nil {
+		return
+	}
+	if !a.jsonOut {
+		fmt.Fprintln(a.stdout, out.ID())
+		return
+	}
+	v := map[string]any{"id": out.ID(), "run": run, "chunks": out.Len(), "usage": out.Usage(), "ok": err == nil}
+	if from != "" {
+		v["from"] = from
+	}
+	a.printJSON(v)
+}
+
+// listWorkflows prints the registered workflows.
+func (a *app) listWorkflows() error {
+	ws := rath.Workflows()
+	if a.jsonOut {
+		type wf struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+			TakesInput  bool   `json:"takes_input"`
+		}
+		out := make([]wf, 0, len(ws))
+		for _, w := range ws {
+			out = append(out, wf{w.Name, w.Description, w.TakesInput})
+		}
+		return a.printJSON(out)
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "WORKFLOW\tINPUT\tDESCRIPTION")
+	for _, w := range ws {
+		in := "-"
+		if w.TakesInput {
+			in = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", w.Name, in, w.Description)
+	}
+	return tw.Flush()
 }
 
 func (a *app) verifyCmd() *cobra.Command {

@@ -66,7 +66,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
 	root.AddCommand(a.versionCmd(), a.configCmd(), a.runCmd(), a.lsCmd(), a.showCmd(), a.graphCmd(), a.exportCmd(),
-		a.importCmd(), a.forkCmd(), a.mergeCmd(), a.replayCmd(), a.verifyCmd(), a.gcCmd(), a.serveCmd(), a.demoCmd(),
+		a.importCmd(), a.forkCmd(), a.mergeCmd(), a.replayCmd(), a.resumeCmd(), a.verifyCmd(), a.gcCmd(), a.serveCmd(), a.demoCmd(),
 		a.submitCmd(), a.workerCmd(), a.statusCmd(), a.cancelCmd(), a.approveCmd(), a.pendingCmd(), a.reviewCmd(), a.sandboxesCmd(),
 		a.memoryCmd())
 	a.root = root
@@ -106,7 +106,9 @@ func isUsage(err error) bool {
 
 // sentence makes an error one line.
 func sentence(err error) string {
-	s := strings.TrimSpace(err.Error())
+	// The runtime's errors start with its package's name, which the
+	// command line's own "rath: " replaces.
+	s := strings.TrimPrefix(strings.TrimSpace(err.Error()), "rath: ")
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		first, rest := s[:i], strings.TrimSpace(s[i+1:])
 		if rest != "" {

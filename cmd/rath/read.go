@@ -17,30 +17,22 @@ func (a *app) lsCmd() *cobra.Command {
 	var limit int
 	c := &cobra.Command{
 		Use:   "ls",
-		Short: "List sessions",
+		Short: "List sessions (a run whose process died before it ended is shown interrupted)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			want, err := parseStatuses(status)
+			if err != nil {
+				return err
+			}
 			rt, err := a.runtime(cmd.Context())
 			if err != nil {
 				return err
 			}
-			f := store.Filter{Op: op, Limit: limit}
-			for _, s := range strings.Split(status, ",") {
-				if s = strings.TrimSpace(s); s != "" {
-					if !store.Status(s).Valid() {
-						return usageErr("unknown status %q (open, active, paused, closed, archived, failed)", s)
-					}
-					f.Status = append(f.Status, store.Status(s))
-				}
-			}
-			infos, err := rt.Store.List(cmd.Context(), f)
+			infos, err := listJudged(cmd.Context(), rt, store.Filter{Op: op, Limit: limit}, want)
 			if err != nil {
 				return err
 			}
 			if a.jsonOut {
-				if infos == nil {
-					infos = []store.Info{}
-				}
 				return a.printJSON(infos)
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
@@ -51,7 +43,7 @@ func (a *app) lsCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	c.Flags().StringVar(&status, "status", "", "only these statuses (comma-separated)")
+	c.Flags().StringVar(&status, "status", "", "only these statuses (comma-separated): open, active, paused, interrupted, closed, archived, failed")
 	c.Flags().StringVar(&op, "op", "", "only sessions made by this lineage op")
 	c.Flags().IntVar(&limit, "limit", 0, "at most this many (0: all)")
 	return c
@@ -78,6 +70,7 @@ func (a *app) showCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			info.Status = a.rt.Statuses(cmd.Context(), []store.Info{info})[0]
 			if a.jsonOut {
 				return a.printJSON(struct {
 					Info   store.Info      `json:"info"`
@@ -86,7 +79,7 @@ func (a *app) showCmd() *cobra.Command {
 				}{info, s.Usage(), s.Chunks()})
 			}
 			l := s.Lineage()
-			fmt.Fprintf(a.stdout, "session  %s\nstatus   %s\nlineage  %s %s parents=%s\nchunks   %d  head %s\n", s.ID(), info.Status,
+			fmt.Fprintf(a.stdout, "session  %s\nstatus   %s%s\nlineage  %s %s parents=%s\nchunks   %d  head %s\n", s.ID(), info.Status, resumeHint(info),
 				orDash(string(l.Kind)), orDash(l.Op), orDash(joinIDs(l.Parents)), s.Len(), s.Head())
 			u := s.Usage()
 			fmt.Fprintf(a.stdout, "usage    %d in, %d out, $%.4f\n", u.InputTokens, u.OutputTokens, u.CostUSD)
