@@ -58,7 +58,30 @@ func Import(ctx context.Context, st store.Store, r io.Reader) (*session.Session,
 	if err := commitImported(ctx, st, s); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrImport, s.ID(), err)
 	}
+	if f == formatOpenRath && openrath.Closed(s) {
+		if err := closeImported(ctx, st, s.ID()); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrImport, s.ID(), err)
+		}
+	}
 	return s, nil
+}
+
+// closeImported gives an imported session whose file recorded that its
+// run closed the status closed, unless it has moved on already.
+func closeImported(ctx context.Context, st store.Store, id session.ID) error {
+	info, err := st.Info(ctx, id)
+	if err != nil {
+		return err
+	}
+	for _, to := range []store.Status{store.StatusActive, store.StatusClosed} {
+		if store.CanTransition(info.Status, to) {
+			if err := st.SetStatus(ctx, id, to); err != nil {
+				return err
+			}
+			info.Status = to
+		}
+	}
+	return nil
 }
 
 // decodeAny detects the file's format and decodes it.

@@ -155,6 +155,9 @@ func TestImportOpenRathAgain(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if in.Status != store.StatusClosed {
+			t.Errorf("the closed run is stored %s", in.Status)
+		}
 		// Stored is the closed run: exporting it writes the trailer.
 		var out bytes.Buffer
 		if err := WriteSession(&out, s, FormatOpenRath); err != nil {
@@ -166,6 +169,35 @@ func TestImportOpenRathAgain(t *testing.T) {
 		if n, err := st.Count(ctx, store.Filter{}); err != nil || n != 1 {
 			t.Errorf("store holds %d sessions (%v), want 1", n, err)
 		}
+	}
+}
+
+// TestImportOpenRathCrashedStaysOpen: a file without a trailer (its run
+// crashed or is still being written) is stored open; the closed file of
+// the same run, imported after it, closes it.
+func TestImportOpenRathCrashedStaysOpen(t *testing.T) {
+	ctx := context.Background()
+	files, ids := golden(t)
+	lines := strings.SplitAfter(string(files["py_loop"]), "\n")
+	st := openStore(t)
+	status := func() store.Status {
+		in, err := st.Info(ctx, ids["py_loop"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in.Status
+	}
+	if _, err := Import(ctx, st, strings.NewReader(strings.Join(lines[:4], ""))); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(); got != store.StatusOpen {
+		t.Fatalf("a crashed run's file is stored %s", got)
+	}
+	if _, err := Import(ctx, st, bytes.NewReader(files["py_loop"])); err != nil {
+		t.Fatal(err)
+	}
+	if got := status(); got != store.StatusClosed {
+		t.Fatalf("after its closed file, the run is %s", got)
 	}
 }
 

@@ -81,3 +81,11 @@ func parseUsage(rec jsonObject) (session.Usage, error) {
 	}
 	return u, nil
 }
+
+// Closed reports whether s, decoded from a file, records that its run
+// closed: the file ended with a trailer. A file without one is a run that
+// crashed or is still being written.
+func Closed(s *session.Session) bool {
+	last, ok := s.Last()
+	return ok && isTrailer(last)
+}
