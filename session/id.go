@@ -33,10 +33,7 @@ func newIDAt(t time.Time) ID {
 	// Ten random bytes fill the low 80 bits. crypto/rand never fails on
 	// supported platforms (it panics irrecoverably instead).
 	_, _ = rand.Read(raw[6:])
-	var out [len(idPrefix) + 26]byte
-	copy(out[:], idPrefix)
-	encodeULID(out[len(idPrefix):], raw)
-	return ID(out[:])
+	return IDOfBytes(raw)
 }
 
 // encodeULID writes the 128-bit value raw as 26 Crockford base32 digits,
@@ -114,4 +111,30 @@ func (id ChunkID) Short() string {
 		s = s[:12]
 	}
 	return s
+}
+
+// IDOfBytes returns the session id whose ULID is the 128-bit value raw
+// (big-endian), for ids that carry another system's 128-bit names.
+func IDOfBytes(raw [16]byte) ID {
+	var out [len(idPrefix) + 26]byte
+	copy(out[:], idPrefix)
+	encodeULID(out[len(idPrefix):], raw)
+	return ID(out[:])
+}
+
+// Bytes returns the 128-bit value of a well-formed id's ULID (big-endian).
+func (id ID) Bytes() ([16]byte, error) {
+	var raw [16]byte
+	if err := id.Validate(); err != nil {
+		return raw, err
+	}
+	var hi, lo uint64
+	for _, c := range []byte(id[len(idPrefix):]) {
+		d := uint64(strings.IndexByte(crockford, c))
+		hi = hi<<5 | lo>>59
+		lo = lo<<5 | d
+	}
+	binary.BigEndian.PutUint64(raw[:8], hi)
+	binary.BigEndian.PutUint64(raw[8:], lo)
+	return raw, nil
 }

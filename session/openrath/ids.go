@@ -17,9 +17,6 @@ import (
 // original's random UUIDs the time a ULID encodes in its first 48 bits is
 // meaningless.)
 
-// crockford is the ULID alphabet of session ids.
-const crockford = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-
 // IDOf returns the session id an OpenRath session with this UUID has when
 // imported. It accepts what Python's uuid.UUID accepts: 32 hex digits,
 // hyphens anywhere, surrounding braces, "urn:" and "uuid:" prefixes.
@@ -28,13 +25,13 @@ func IDOf(uuid string) (session.ID, error) {
 	if err != nil {
 		return "", err
 	}
-	return idOfBytes(b), nil
+	return session.IDOfBytes(b), nil
 }
 
 // UUIDOf returns the UUID under which s is exported: the 128 bits of its
 // ULID, written as 8-4-4-4-12 lowercase hex digits. id must be valid.
 func UUIDOf(id session.ID) string {
-	b, err := idBytes(id)
+	b, err := id.Bytes()
 	if err != nil {
 		return ""
 	}
@@ -58,41 +55,4 @@ func parseUUID(s string) ([16]byte, error) {
 func formatUUID(b [16]byte) string {
 	h := hex.EncodeToString(b[:])
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
-}
-
-// idOfBytes writes 128 bits as a session id: "ses_" and 26 Crockford
-// digits, most significant first (the first digit carries 3 bits).
-func idOfBytes(b [16]byte) session.ID {
-	var out [4 + 26]byte
-	copy(out[:], "ses_")
-	var hi, lo uint64
-	for i := range 8 {
-		hi = hi<<8 | uint64(b[i])
-		lo = lo<<8 | uint64(b[8+i])
-	}
-	for i := 25; i >= 0; i-- {
-		out[4+i] = crockford[lo&31]
-		lo = lo>>5 | hi<<59
-		hi >>= 5
-	}
-	return session.ID(out[:])
-}
-
-// idBytes returns the 128 bits a valid session id encodes.
-func idBytes(id session.ID) ([16]byte, error) {
-	var b [16]byte
-	if err := id.Validate(); err != nil {
-		return b, err
-	}
-	var hi, lo uint64
-	for _, c := range []byte(id[4:]) {
-		d := uint64(strings.IndexByte(crockford, c))
-		hi = hi<<5 | lo>>59
-		lo = lo<<5 | d
-	}
-	for i := range 8 {
-		b[7-i] = byte(hi >> (8 * i))
-		b[15-i] = byte(lo >> (8 * i))
-	}
-	return b, nil
 }
