@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/openrath/rath/session"
@@ -54,4 +55,29 @@ func ExampleSession_Transcript() {
 	// assistant  1
 	// tool 4 0
 	// assistant 4 0
+}
+
+func ExampleSession_Verify() {
+	s := session.FromUser("deploy v2").Append(session.Note("approved by ops"))
+	fmt.Println(s.Verify())
+
+	// A chunk altered after sealing keeps its old id: reassembling the chain
+	// succeeds (the links still match) but Verify recomputes every hash.
+	chunks := make([]session.Chunk, 0, s.Len())
+	for _, c := range s.All() {
+		chunks = append(chunks, c)
+	}
+	chunks[1].Note = &session.Text{Text: "approved by nobody"}
+	t, err := session.Assemble(s.ID(), s.Lineage(), chunks)
+	if err != nil {
+		panic(err)
+	}
+	var ve *session.VerifyError
+	err = t.Verify()
+	if errors.As(err, &ve) {
+		fmt.Println("chunk", ve.Index, "altered:", ve.What, "mismatch")
+	}
+	// Output:
+	// <nil>
+	// chunk 1 altered: id mismatch
 }
