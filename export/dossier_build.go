@@ -2,7 +2,6 @@ package export
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,8 +10,9 @@ import (
 )
 
 // BuildDossier gathers the evidence dossier of session id from st: it loads
-// the session, its stored metadata and lineage graph, lays the graph out
-// with Graphviz when it is installed, and walks every chunk once.
+// the session, its stored metadata and lineage graph, draws the graph with
+// the package's own layout (SVG: no Graphviz needed), and walks every chunk
+// once.
 func BuildDossier(ctx context.Context, st store.Store, id session.ID) (*DossierData, error) {
 	s, err := st.Load(ctx, id)
 	if err != nil {
@@ -31,15 +31,11 @@ func BuildDossier(ctx context.Context, st store.Store, id session.ID) (*DossierD
 	d.Session.Labels = info.Labels
 	d.Session.Created, d.Session.Updated = info.Created.UTC(), info.Updated.UTC()
 	d.Graph, d.GraphDOT = g, g.dot()
-	if svg, err := SVG(ctx, g); err == nil {
-		d.GraphSVG = string(svg)
-	} else if errors.Is(err, ErrNoGraphviz) {
-		d.GraphNote = "Graphviz (dot) is not installed: the lineage graph is shown as DOT text. Install graphviz to get the drawing."
-	} else if ctx.Err() != nil {
-		return nil, fmt.Errorf("export: dossier of %s: %w", id, ctx.Err())
-	} else {
-		d.GraphNote = "Graphviz could not lay the graph out (" + err.Error() + "): it is shown as DOT text."
+	svg, err := SVG(ctx, g)
+	if err != nil {
+		return nil, fmt.Errorf("export: dossier of %s: %w", id, err)
 	}
+	d.GraphSVG = string(svg)
 	d.Verify = verifyStatus(s.Verify(), st.Verify(ctx, id))
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("export: dossier of %s: %w", id, err)

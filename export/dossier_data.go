@@ -25,8 +25,8 @@ type DossierData struct {
 	// Workflow is the tree of node paths the chunks were produced under.
 	Workflow *WorkflowNode `json:"workflow"`
 	// Graph is the lineage graph around the session. GraphDOT is its DOT
-	// text; GraphSVG its Graphviz layout when Graphviz is installed, and
-	// GraphNote says why it is missing when it is not.
+	// text; GraphSVG its drawing (see SVG), and GraphNote says why the
+	// page shows no drawing when it does not.
 	Graph     *Graph `json:"graph"`
 	GraphDOT  string `json:"graph_dot"`
 	GraphSVG  string `json:"graph_svg,omitempty"`

@@ -29,7 +29,7 @@ func writeHTML(w io.Writer, d *DossierData) error {
 		if svg, ok := inlineSVG(d.GraphSVG); ok {
 			p.SVG = svg
 		} else {
-			p.Note = "The Graphviz drawing was left out (it was not plain SVG): the lineage graph is shown as DOT text."
+			p.Note = "The lineage drawing was left out (it was not plain SVG): the lineage graph is shown as DOT text."
 		}
 	}
 	if err := dossierTemplate.Execute(w, p); err != nil {
@@ -44,10 +44,10 @@ var (
 	svgActive  = regexp.MustCompile(`(?i)<\s*(script|foreignobject|iframe|object|embed)|javascript:|\son\w+\s*=|href\s*=`)
 )
 
-// inlineSVG prepares Graphviz output for embedding in HTML: it drops the
-// XML prolog, doctype, comments and namespace declarations (HTML needs
-// none, and they would be the page's only URLs). It refuses SVG that could
-// run script or load anything, which Graphviz never writes for our graphs.
+// inlineSVG prepares SVG (ours or Graphviz's) for embedding in HTML: it
+// drops the XML prolog, doctype, comments and namespace declarations (HTML
+// needs none, and they would be the page's only URLs). It refuses SVG that
+// could run script or load anything, which neither writes for our graphs.
 func inlineSVG(svg string) (template.HTML, bool) {
 	i := strings.Index(svg, "<svg")
 	if i < 0 {
@@ -58,20 +58,26 @@ func inlineSVG(svg string) (template.HTML, bool) {
 	if svgActive.MatchString(s) {
 		return "", false
 	}
-	// Graphviz escapes every label it writes, and the check above refuses
-	// active content.
+	// Both drawings escape every label they write, and the check above
+	// refuses active content.
 	return template.HTML(s), true
 }
 
-// diffLine is one line of a unified diff with its CSS class.
+// diffLine is one line of a unified diff: its CSS class (add, del, ctx,
+// hunk, file), its marker ("+", "-", " " or the whole line for headers)
+// and the code after the marker, split into syntax tokens.
 type diffLine struct {
-	Class, Text string
+	Class, Marker string
+	Tokens        []token
 }
 
-// diffLines classifies the lines of a unified diff for colouring.
-func diffLines(diff string) []diffLine {
+// diffLines classifies the lines of a unified diff of file for colouring:
+// the line's kind, and within code lines the syntax of file's language
+// (by extension; plain text for one the tokeniser does not know).
+func diffLines(file, diff string) []diffLine {
 	lines := strings.Split(strings.TrimSuffix(diff, "\n"), "\n")
 	out := make([]diffLine, 0, len(lines))
+	lg := langOf(file)
 	for _, l := range lines {
 		c := "ctx"
 		switch {
@@ -84,7 +90,17 @@ func diffLines(diff string) []diffLine {
 		case strings.HasPrefix(l, "-"):
 			c = "del"
 		}
-		out = append(out, diffLine{c, l})
+		if c == "file" || c == "hunk" || l == "" {
+			out = append(out, diffLine{Class: c, Marker: l})
+			continue
+		}
+		d := diffLine{Class: c, Marker: l[:1]}
+		if lg != nil {
+			d.Tokens = lg.tokens(l[1:])
+		} else {
+			d.Tokens = []token{{"", l[1:]}}
+		}
+		out = append(out, d)
 	}
 	return out
 }
@@ -136,14 +152,25 @@ var dossierFuncs = template.FuncMap{
 		}
 		return out
 	},
-	"env": func(m map[string]string) string {
+	"envlist": func(m map[string]string) []string {
 		parts := make([]string, 0, len(m))
 		for k, v := range m {
 			parts = append(parts, k+"="+v)
 		}
 		slices.Sort(parts)
-		return strings.Join(parts, " ")
+		return parts
 	},
+	"envgroups": func(envs []Environment) envTables {
+		g, r := groupEnvs(envs)
+		return envTables{Groups: g, Rows: r}
+	},
+}
+
+// envTables is what the environment section shows: each setup once, and
+// every placement with its setup's label.
+type envTables struct {
+	Groups []envGroup
+	Rows   []placementRow
 }
 
 var dossierTemplate = template.Must(template.New("dossier").Funcs(dossierFuncs).Parse(dossierHTML))

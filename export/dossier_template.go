@@ -43,9 +43,13 @@ details > summary { cursor:pointer; }
 .diff .del { background:#ffebe9; color:#a40e26; }
 .diff .hunk { background:#ddf4ff; color:#0550ae; }
 .diff .file { color:var(--muted); font-weight:600; }
+.diff i { font-style:normal; }
+.diff i.kw { color:#8250df; font-weight:600; } .diff i.str { color:#0a3069; } .diff i.num { color:#0550ae; } .diff i.com { color:#6e7781; font-style:italic; }
 ul.tree { list-style:none; padding-left:18px; margin:4px 0; }
 ul.tree li { margin:2px 0; }
 .graph svg { max-width:100%; height:auto; }
+.swatch { display:inline-block; width:12px; height:12px; border-radius:3px; border:2px solid; vertical-align:middle; }
+.swatch.accepted { border-color:#188038; } .swatch.rejected { border-color:#c5221f; } .swatch.root { border-color:#1a56db; }
 .task { font-size:15px; }
 #timeline-filter { padding:4px 8px; width:320px; max-width:100%; margin:4px 0; }
 tr.k-error td, tr.k-approval td { background:#fff8f7; }
@@ -81,16 +85,22 @@ tr.k-decision td { background:#f5f9ff; }
 
 <section id="environment">
 <h2>Environment</h2>
-{{if .Environment}}
-<table>
-<tr><th class="num">#</th><th>Backend</th><th>Image</th><th>Dir</th><th>Network</th><th>Env</th><th>Secret env (names)</th><th>Limits</th><th>Sandbox</th><th>Provider</th><th>Workspace tree hash</th><th>Cloned from</th><th>Node</th></tr>
-{{range .Environment}}<tr>
-<td class="num">{{.Index}}</td><td>{{.Backend}}</td><td class="mono">{{.Image}}</td><td class="mono">{{.Spec.Dir}}</td>
-<td>{{if .Spec.Network}}on{{else}}off{{end}}</td><td class="mono">{{env .Spec.Env}}</td><td class="mono">{{join .Spec.SecretEnv}}</td>
+{{if .Environment}}{{$e := envgroups .Environment}}
+<h3>Sandbox setups</h3>
+<p class="muted">Each distinct setup once (backend, image, environment, limits); the placements below name the setup they used.</p>
+<table id="env-setups">
+<tr><th>Setup</th><th>Backend</th><th>Image</th><th>Network</th><th>Env</th><th>Secret env (names)</th><th>Limits</th><th>Provider</th><th>Placements</th></tr>
+{{range $e.Groups}}<tr class="env-setup"><td><b>{{.Label}}</b></td>{{with .Env}}<td>{{.Backend}}</td><td class="mono">{{.Image}}</td>
+<td>{{if .Spec.Network}}on{{else}}off{{end}}</td><td class="mono env">{{range envlist .Spec.Env}}<div>{{.}}</div>{{end}}</td><td class="mono">{{join .Spec.SecretEnv}}</td>
 <td class="mono">{{with .Spec.Timeout}}timeout {{dur .}} {{end}}{{with .Spec.MemoryBytes}}mem {{.}}B {{end}}{{with .Spec.CPUs}}cpus {{.}} {{end}}{{with .Spec.PIDs}}pids {{.}}{{end}}</td>
-<td class="mono hash">{{.SandboxID}}</td><td class="mono">{{with .Remote}}{{.Provider}} {{.URL}}{{with .Domain}} domain {{.}}{{end}}{{with .Template}} from {{.}}{{end}}{{with .SnapshotID}} snapshot {{.}}{{end}}{{end}}</td><td class="mono hash">{{.TreeHash}}</td><td class="mono hash">{{.ClonedFrom}}</td><td class="mono node">{{.Node}}</td>
-</tr>{{end}}
+<td class="mono">{{with .Remote}}{{.Provider}} {{.URL}}{{with .Domain}} domain {{.}}{{end}}{{with .Template}} from {{.}}{{end}}{{with .SnapshotID}} snapshot {{.}}{{end}}{{end}}</td>{{end}}
+<td class="num">{{len .Uses}}</td></tr>{{end}}
 </table>
+<h3>Placements</h3>
+<table id="env-placements">
+<tr><th class="num">#</th><th>Setup</th><th>Dir</th><th>Sandbox</th><th>Workspace tree hash</th><th>Cloned from</th><th>Node</th></tr>
+{{range $e.Rows}}<tr><td class="num">{{.Index}}</td><td><b>{{.Group}}</b></td><td class="mono">{{.Spec.Dir}}</td><td class="mono hash">{{.SandboxID}}</td><td class="mono hash">{{.TreeHash}}</td><td class="mono hash">{{.ClonedFrom}}</td><td class="mono node">{{.Node}}</td></tr>
+{{end}}</table>
 {{else}}<p class="muted">The session was never placed on a sandbox.</p>{{end}}
 </section>
 
@@ -103,7 +113,9 @@ tr.k-decision td { background:#f5f9ff; }
 
 <section id="lineage">
 <h2>Lineage</h2>
-{{if .SVG}}<div class="graph">{{.SVG}}</div>{{else}}{{with .Note}}<p class="muted">{{.}}</p>{{end}}<pre>{{.GraphDOT}}</pre>{{end}}
+{{if .SVG}}<div class="graph">{{.SVG}}</div>
+<p class="legend muted"><span class="swatch accepted"></span> accepted branch · <span class="swatch rejected"></span> rejected branch (or failed) · <span class="swatch root"></span> this session</p>
+<details><summary>DOT source</summary><pre>{{.GraphDOT}}</pre></details>{{else}}{{with .Note}}<p class="muted">{{.}}</p>{{end}}<pre>{{.GraphDOT}}</pre>{{end}}
 {{with .Graph}}
 <table>
 <tr><th>Session</th><th>Op</th><th>Kind</th><th>Status</th><th class="num">Len</th><th>Created</th><th>Parents</th></tr>
@@ -130,7 +142,7 @@ tr.k-decision td { background:#f5f9ff; }
 <table><tr><th>Path</th><th>Op</th><th>Before</th><th>After</th><th class="num">Size</th></tr>
 {{range .Effects}}<tr><td class="mono">{{.Path}}</td><td>{{.Op}}</td><td class="mono hash">{{.Before}}</td><td class="mono hash">{{.After}}</td><td class="num">{{.Size}}</td></tr>{{end}}
 </table>
-{{range .Effects}}{{if .Diff}}<div class="mono muted">{{.Path}}</div><pre class="diff">{{range diff .Diff}}<span class="{{.Class}}">{{.Text}}</span>{{end}}</pre>{{else if .Binary}}<p class="muted">{{.Path}}: binary file</p>{{end}}{{end}}
+{{range .Effects}}{{if .Diff}}<div class="mono muted">{{.Path}}</div><pre class="diff" data-path="{{.Path}}">{{range diff .Path .Diff}}<span class="{{.Class}}">{{.Marker}}{{range .Tokens}}{{if .Class}}<i class="{{.Class}}">{{.Text}}</i>{{else}}{{.Text}}{{end}}{{end}}</span>{{end}}</pre>{{else if .Binary}}<p class="muted">{{.Path}}: binary file</p>{{end}}{{end}}
 {{end}}
 <p class="muted">chunk <span class="mono" title="{{.Chunk}}">{{short .Chunk}}</span>{{with .Request}} · requested by <span class="mono" title="{{.}}">{{short .}}</span>{{end}} · {{ts .Time}}</p>
 </details>

@@ -82,8 +82,8 @@ func TestBuildDossier(t *testing.T) {
 	if len(d.Graph.Nodes) != 3 || len(d.Graph.Edges) != 2 || !strings.Contains(d.GraphDOT, string(s.ID())) {
 		t.Errorf("graph = %+v", d.Graph)
 	}
-	if d.GraphSVG == "" && !strings.Contains(d.GraphNote, "Graphviz") {
-		t.Errorf("no SVG and no note naming Graphviz: %q", d.GraphNote)
+	if !strings.Contains(d.GraphSVG, "<title>"+string(s.ID())+"</title>") {
+		t.Errorf("the graph drawing has no node for %s: %q", s.ID(), d.GraphSVG)
 	}
 
 	if len(d.Timeline) != s.Len() {
@@ -239,7 +239,7 @@ func TestDossierFiles(t *testing.T) {
 		t.Errorf("index.html has %d <script> elements, want only its own", strings.Count(html, "<script>"))
 	}
 	for _, want := range []string{
-		`<span class="add">&#43;    return a &#43; b</span>`, `<span class="del">-    return a - b</span>`,
+		`<span class="add">&#43;    <i class="kw">return</i> a &#43; b</span>`, `<span class="del">-    <i class="kw">return</i> a - b</span>`,
 		"Fix the failing test in calc.py", "sbx-1", "agent:coder#1", "escalate", "too broad",
 		"memory://project/calc-notes", "reviewer ran out of steps", `<span class="badge ok">verified</span>`,
 		`id="timeline"`, string(s.Chunk(s.Len() - 1).ID.Short()),
@@ -253,7 +253,8 @@ func TestDossierFiles(t *testing.T) {
 	}
 }
 
-// Without Graphviz the page shows the DOT text and says why.
+// Without Graphviz the page still draws the lineage: an inline SVG with a
+// node per session of the family, and the DOT text folded beside it.
 func TestDossierWithoutGraphviz(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	st, s := dossierFixture(t)
@@ -265,8 +266,15 @@ func TestDossierWithoutGraphviz(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(page), "Graphviz (dot) is not installed") || !strings.Contains(string(page), "<pre>digraph lineage {") {
-		t.Errorf("index.html lacks the DOT fallback")
+	html := string(page)
+	if !strings.Contains(html, `<div class="graph"><svg`) {
+		t.Errorf("index.html has no inline lineage SVG")
+	}
+	if !strings.Contains(html, `<title>`+string(s.ID())+`</title>`) {
+		t.Errorf("the lineage SVG has no node for %s", s.ID())
+	}
+	if !strings.Contains(html, "digraph lineage {") {
+		t.Errorf("index.html lacks the DOT text")
 	}
 }
 

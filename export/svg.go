@@ -9,9 +9,20 @@ import (
 	"strings"
 )
 
-// SVG lays g out with Graphviz (`dot -Tsvg`, found on PATH; ErrNoGraphviz if
-// absent) and returns the SVG bytes.
+// SVG draws g as SVG with the package's own layered layout (see Layout):
+// no external program, the same drawing on every machine. Nodes are
+// <g class="node"> groups titled by session id, edges <g class="edge">
+// groups, as Graphviz writes them; see GraphvizSVG for Graphviz's drawing.
 func SVG(ctx context.Context, g *Graph) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("export: draw graph: %w", err)
+	}
+	return drawSVG(g), nil
+}
+
+// GraphvizSVG lays g out with Graphviz (`dot -Tsvg`, found on PATH;
+// ErrNoGraphviz if absent) and returns the SVG bytes.
+func GraphvizSVG(ctx context.Context, g *Graph) ([]byte, error) {
 	dot, err := exec.LookPath("dot")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoGraphviz, err)

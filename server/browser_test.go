@@ -22,7 +22,9 @@ import (
 )
 
 // These tests drive the viewer in a real headless Chromium against a real
-// server and store. They skip without Chromium or Graphviz, unless
+// server and store: TestViewer with Graphviz on PATH, TestViewerWithoutGraphviz
+// with PATH stripped of it (the server draws lineage itself, so both must
+// show the same). They skip without Chromium or Graphviz, unless
 // RATH_REQUIRE names them. Screenshots go to $RATH_ARTIFACTS (or a
 // temporary directory).
 
@@ -134,15 +136,6 @@ func TestViewer(t *testing.T) {
 		p.wait(`document.getElementById('tail-status').dataset.state === 'live'`)
 		tailCommit(t, p, st, fx.root.ID(), "committed after the page loaded")
 		p.shot("tail")
-		p.clean()
-	})
-
-	t.Run("no-graphviz", func(t *testing.T) {
-		t.Setenv("PATH", t.TempDir()) // the server finds no dot
-		p := openPage(t, browser, shots)
-		p.do(chromedp.Navigate(base + "/#/s/" + string(fx.fork.ID())))
-		p.wait(`!document.getElementById('graph-dot').hidden && document.getElementById('graph-dot').textContent.includes('digraph')`)
-		p.shot("graph-dot")
 		p.clean()
 	})
 

@@ -18,8 +18,8 @@ var graphTypes = map[string]string{
 }
 
 // handleGraph answers GET /api/sessions/{id}/graph?format=json|dot|mermaid|svg
-// (json by default). Without Graphviz, svg answers 501 with code
-// "no_graphviz"; the viewer then shows the DOT text.
+// (json by default). The SVG is drawn by the export package's own layout
+// (export.SVG), so it needs no Graphviz on the server.
 func (s *Server) handleGraph(w http.ResponseWriter, r *http.Request) {
 	id, ok := pathID(w, r)
 	if !ok {

@@ -1,7 +1,7 @@
 // The rath viewer: a single page over the server's JSON API. Plain
 // JavaScript, no dependencies, nothing loaded from elsewhere. Every piece of
 // session data reaches the page through textContent, never as HTML; the
-// only markup inserted is the server's Graphviz SVG, sanitised first.
+// only markup inserted is the server's lineage SVG, sanitised first.
 'use strict';
 
 const SVGNS = 'http://www.w3.org/2000/svg';
@@ -257,10 +257,17 @@ async function openSession(id, compareWith) {
       state.info = v.info;
       renderHeader(v);
       fillComparePicker(v);
-      await Promise.all([loadGraph(id), loadTimeline(id, true)]);
+      // The graph loads beside the timeline: a slow or failed drawing
+      // never holds the timeline back, and the timeline never waits for
+      // the live tail (a closed session has none).
+      const graph = loadGraph(id);
+      await loadTimeline(id, true);
       if (state.id !== id) return;
-      if (!state.tailPaused) startTail(id);
       setAppState('ready');
+      $('#tail-toggle').hidden = !tailable(v.info);
+      if (!tailable(v.info)) setTail('finished', `${v.info.status}: nothing more will be added`);
+      else if (!state.tailPaused) startTail(id);
+      await graph;
     } catch (e) {
       showError(e.message);
       setAppState('error');
@@ -313,19 +320,25 @@ async function loadGraph(id) {
     box.dataset.state = 'svg';
     box.dataset.nodes = String(svg.querySelectorAll('g.node').length);
   } catch (e) {
-    if (!(e instanceof ApiError) || e.code !== 'no_graphviz') throw e;
-    // Graphviz lays the graph out on the server; without it, show the DOT.
-    const text = await (await api(sessionPath(id) + '/graph?format=dot', { headers: { Accept: 'text/vnd.graphviz' } })).text();
+    // The server draws the graph itself; should that fail, show why and
+    // the graph as DOT text rather than nothing.
     if (state.id !== id) return;
-    note.textContent = 'Graphviz is not installed on the server, so the lineage graph is shown as DOT text.';
+    note.textContent = 'The lineage graph could not be drawn (' + e.message + '): it is shown as DOT text.';
     note.hidden = false;
-    dot.textContent = text;
-    dot.hidden = false;
-    box.dataset.state = 'dot';
+    box.dataset.state = 'error';
+    try {
+      const text = await (await api(sessionPath(id) + '/graph?format=dot', { headers: { Accept: 'text/vnd.graphviz' } })).text();
+      if (state.id !== id) return;
+      dot.textContent = text;
+      dot.hidden = false;
+      box.dataset.state = 'dot';
+    } catch (e2) {
+      note.textContent += ' ' + e2.message;
+    }
   }
 }
 
-// sanitizeSVG parses Graphviz's SVG and drops anything active: scripts,
+// sanitizeSVG parses the server's SVG and drops anything active: scripts,
 // foreign objects, event handlers and links that leave the page.
 function sanitizeSVG(text) {
   const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
@@ -350,9 +363,9 @@ function sanitizeSVG(text) {
   return svg;
 }
 
-// decorateGraph makes every session node a link to that session. Graphviz
-// writes each node as <g class="node"><title>NODE-ID</title>…</g>, and the
-// export package names nodes by session id.
+// decorateGraph makes every session node a link to that session. The
+// server writes each node as <g class="node"><title>NODE-ID</title>…</g>
+// (as Graphviz does), naming nodes by session id.
 function decorateGraph(svg, current) {
   for (const g of [...svg.querySelectorAll('g.node')]) {
     const title = g.querySelector('title');
@@ -522,22 +535,79 @@ function effectItem(e) {
       el('span', { class: 'mono', text: e.path }),
       e.size ? el('span', { class: 'muted', text: `${e.size} bytes` }) : null,
       e.binary ? el('span', { class: 'muted', text: 'binary' }) : null));
-  if (e.diff) item.append(diffBlock(e.diff));
+  if (e.diff) item.append(diffBlock(e.diff, e.path));
   return item;
 }
 
-// diffBlock colours a unified diff line by line.
-function diffBlock(diff) {
+// diffBlock colours a unified diff line by line, and the code of each
+// line by the syntax of path's language (see codeTokens).
+function diffBlock(diff, path) {
   const pre = el('pre', { class: 'diff' });
+  const lang = langOf(path);
   for (const line of diff.replace(/\n$/, '').split('\n')) {
     let cls = 'diff-ctx';
     if (line.startsWith('+++') || line.startsWith('---')) cls = 'diff-file';
     else if (line.startsWith('@@')) cls = 'diff-hunk';
     else if (line.startsWith('+')) cls = 'diff-add';
     else if (line.startsWith('-')) cls = 'diff-del';
-    pre.append(el('span', { class: 'diff-line ' + cls, text: line }), '\n');
+    const span = el('span', { class: 'diff-line ' + cls });
+    if (!lang || cls === 'diff-file' || cls === 'diff-hunk' || line === '') span.textContent = line;
+    else {
+      span.append(line.slice(0, 1));
+      for (const [k, text] of codeTokens(lang, line.slice(1))) span.append(k ? el('span', { class: 'tok-' + k, text }) : text);
+    }
+    pre.append(span, '\n');
   }
   return pre;
+}
+
+// Languages diffs are coloured for: keywords, line comment, quotes.
+const LANGS = (() => {
+  const w = (s) => new Set(s.split(/\s+/));
+  const go = { kw: w('break case chan const continue default defer else fallthrough for func go goto if import interface map package range return select struct switch type var nil true false iota'), com: '//', q: '"\'`' };
+  const py = { kw: w('and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield None True False self'), com: '#', q: '"\'' };
+  const js = { kw: w('async await break case catch class const continue default delete do else export extends finally for function if import in instanceof let new of return switch this throw try typeof var void while yield null undefined true false'), com: '//', q: '"\'`' };
+  const sh = { kw: w('if then else elif fi for while do done case esac function in return export local set'), com: '#', q: '"\'' };
+  return { go, py, js, mjs: js, ts: js, tsx: js, jsx: js, sh, bash: sh };
+})();
+
+function langOf(path) {
+  const m = /\.([A-Za-z0-9]+)$/.exec(path || '');
+  return m ? LANGS[m[1].toLowerCase()] : undefined;
+}
+
+// codeTokens splits one line of code into [class, text] runs: kw, str,
+// num, com, or '' for plain text. It sees one line at a time, as a diff
+// shows code.
+function codeTokens(lang, line) {
+  const out = [];
+  let plain = '';
+  const push = (k, t) => { if (plain) out.push(['', plain]); plain = ''; out.push([k, t]); };
+  for (let i = 0; i < line.length;) {
+    const ch = line[i];
+    if (line.startsWith(lang.com, i)) { push('com', line.slice(i)); break; }
+    if (lang.q.includes(ch)) {
+      let j = i + 1;
+      while (j < line.length && line[j] !== ch) j += line[j] === '\\' && ch !== '`' ? 2 : 1;
+      j = Math.min(j + 1, line.length);
+      push('str', line.slice(i, j));
+      i = j;
+      continue;
+    }
+    const word = /^[A-Za-z0-9_]+/.exec(line.slice(i));
+    if (word) {
+      const t = word[0];
+      if (/^[0-9]/.test(t)) push('num', t);
+      else if (lang.kw.has(t)) push('kw', t);
+      else plain += t;
+      i += t.length;
+      continue;
+    }
+    plain += ch;
+    i++;
+  }
+  if (plain) out.push(['', plain]);
+  return out;
 }
 
 // ---------- live tail ----------
@@ -546,6 +616,12 @@ function setTail(s, text) {
   const t = $('#tail-status');
   t.dataset.state = s;
   t.textContent = text || s;
+}
+
+// tailable says whether a session can still grow: closed, failed and
+// archived sessions are final, so their page follows no live tail.
+function tailable(info) {
+  return !['closed', 'failed', 'archived'].includes(info && info.status);
 }
 
 function stopTail() {
@@ -1032,6 +1108,19 @@ function init() {
   $('#cluster-pending').addEventListener('click', (e) => {
     const b = e.target.closest('button.approve, button.deny');
     if (b) decide(b.closest('tr'), b.classList.contains('approve'));
+  });
+  // A hidden tab lets its live tail go, so tabs left open do not hold
+  // the browser's few connections to this server; it catches up when
+  // shown again.
+  document.addEventListener('visibilitychange', () => {
+    if (!state.id || state.tailPaused || !tailable(state.info)) return;
+    if (document.hidden) {
+      stopTail();
+      setTail('off', 'paused while hidden');
+    } else if (!state.tail) {
+      const id = state.id;
+      loadTimeline(id, false).then(() => { if (state.id === id && !state.tail) startTail(id); }).catch((e) => showError(e.message));
+    }
   });
   window.addEventListener('hashchange', route);
   route();
