@@ -66,9 +66,9 @@ func (r *Runtime) Resume(ctx context.Context, id session.ID, opts ...RunOption) 
 		}
 		return nil, errors.Join(err, lk.release())
 	}
-	bctx := ctx
+	bctx := WithRecordedArgs(ctx, st.info) // Build sees the run's parameters as at first
 	if st.input != nil {
-		bctx = WithInput(ctx, *st.input)
+		bctx = WithInput(bctx, *st.input)
 	}
 	m, _, err := w.Build(bctx, r)
 	if err != nil {

@@ -2,9 +2,15 @@ package rath
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
 // RunOption adjusts Run (and Resume, where it applies).
@@ -12,6 +18,7 @@ type RunOption func(*runOptions)
 
 type runOptions struct {
 	input   *string
+	args    map[string]string
 	from    session.ID
 	started func(run session.ID)
 }
@@ -34,8 +41,24 @@ func RunFrom(id session.ID) RunOption { return func(o *runOptions) { o.from = id
 // replays).
 func OnStart(fn func(run session.ID)) RunOption { return func(o *runOptions) { o.started = fn } }
 
-// buildContext is ctx for w's Build: with the run's input, if given.
+// RunArgs gives the run named parameters, for the workflow's Build to
+// read (Args). Each must be one the workflow declares (Workflow.Params),
+// and every required one must be given. They are recorded on the run.
+func RunArgs(args map[string]string) RunOption {
+	return func(o *runOptions) { o.args = maps.Clone(args) }
+}
+
+// buildContext is ctx for w's Build: with the run's input, if given, and
+// its parameters, checked against those w declares (with their defaults).
 func (o *runOptions) buildContext(ctx context.Context, w Workflow) (context.Context, error) {
+	args, err := checkArgs(w, o.args)
+	if err != nil {
+		return nil, err
+	}
+	if args != nil {
+		o.args = args
+		ctx = context.WithValue(ctx, argsKey{}, args)
+	}
 	if o.input == nil {
 		return ctx, nil
 	}
@@ -66,4 +89,87 @@ func (r *Runtime) forkFrom(ctx context.Context, id session.ID, base *session.Ses
 		}
 	}
 	return f, nil
+}
+
+// Errors of a run's parameters (RunArgs).
+var (
+	// ErrUnknownParam: a run was given a parameter its workflow does not
+	// declare.
+	ErrUnknownParam = errors.New("rath: unknown parameter")
+	// ErrMissingParam: a run was not given a parameter its workflow
+	// requires.
+	ErrMissingParam = errors.New("rath: missing parameter")
+)
+
+type argsKey struct{}
+
+// Args returns the parameters the run was given (with the defaults of
+// those it was not), for Build to read; nil when it has none.
+func Args(ctx context.Context) map[string]string {
+	args, _ := ctx.Value(argsKey{}).(map[string]string)
+	return args
+}
+
+// Arg returns the run's parameter name ("" if it has none of that name).
+func Arg(ctx context.Context, name string) string { return Args(ctx)[name] }
+
+// WithRecordedArgs returns ctx carrying the parameters recorded on run
+// (the run's input session, RunArgsLabel), as its Build saw them; ctx
+// itself if it recorded none.
+func WithRecordedArgs(ctx context.Context, run store.Info) context.Context {
+	raw, ok := run.Labels[RunArgsLabel]
+	if !ok {
+		return ctx
+	}
+	var args map[string]string
+	if err := json.Unmarshal([]byte(raw), &args); err != nil || args == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, argsKey{}, args)
+}
+
+// checkArgs checks args against the parameters w declares and adds the
+// defaults of those not given; nil when there are none.
+func checkArgs(w Workflow, args map[string]string) (map[string]string, error) {
+	declared := make(map[string]Param, len(w.Params))
+	names := make([]string, 0, len(w.Params))
+	for _, p := range w.Params {
+		declared[p.Name] = p
+		names = append(names, p.Name)
+	}
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		if _, ok := declared[k]; ok {
+			continue
+		}
+		if len(names) == 0 {
+			return nil, fmt.Errorf("%w %q: %s takes no parameters", ErrUnknownParam, k, w.Name)
+		}
+		return nil, fmt.Errorf("%w %q: %s takes %s", ErrUnknownParam, k, w.Name, strings.Join(names, ", "))
+	}
+	out := maps.Clone(args)
+	for _, p := range w.Params {
+		if _, ok := args[p.Name]; ok {
+			continue
+		}
+		if p.Required {
+			what := ""
+			if p.Description != "" {
+				what = ": " + p.Description
+			}
+			return nil, fmt.Errorf("%w %q: %s requires it%s", ErrMissingParam, p.Name, w.Name, what)
+		}
+		if p.Default != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[p.Name] = p.Default
+		}
+	}
+	return out, nil
+}
+
+// argsLabel is the label value recording a run's parameters (JSON).
+func argsLabel(args map[string]string) string {
+	b, _ := json.Marshal(args)
+	return string(b)
 }

@@ -31,9 +31,30 @@ type Workflow struct {
 	// TakesInput says Build reads the run's input text (InputText): a run
 	// given input for a workflow that does not take any is refused.
 	TakesInput bool
+	// Params declares the named parameters a run may be given (RunArgs,
+	// `rath run NAME --arg k=v`): a run given a parameter not declared
+	// here, or not given a required one, is refused. Build reads them
+	// with Args.
+	Params []Param
 	// Build returns the module and the input of a run.
 	Build func(ctx context.Context, rt *Runtime) (flow.Module, *session.Session, error)
 }
+
+// Param declares a named parameter of a workflow.
+type Param struct {
+	Name        string
+	Description string
+	// Required: a run must be given it.
+	Required bool
+	// Default is its value when a run is not given it (optional
+	// parameters only; "" leaves it out of Args).
+	Default string
+}
+
+// RunArgsLabel is the store label on a run's input session holding the
+// parameters the run was given (JSON), so that replaying it builds its
+// workflow alike.
+const RunArgsLabel = "rath.run.args"
 
 var (
 	wfMu      sync.RWMutex
@@ -136,7 +157,11 @@ func (r *Runtime) Run(ctx context.Context, name string, opts ...RunOption) (*ses
 	if err := commitNew(ctx, r.Store, in); err != nil {
 		return nil, errors.Join(fmt.Errorf("rath: run %s: commit its input: %w", name, err), lk.release())
 	}
-	own, err := r.own(bctx, in.ID(), lk, map[string]string{RunWorkflowLabel: name, RunInputLabel: inputLabel(o.input)})
+	labels := map[string]string{RunWorkflowLabel: name, RunInputLabel: inputLabel(o.input)}
+	if o.args != nil {
+		labels[RunArgsLabel] = argsLabel(o.args)
+	}
+	own, err := r.own(bctx, in.ID(), lk, labels)
 	if err != nil {
 		return nil, fmt.Errorf("rath: run %s: %w", name, err)
 	}
@@ -173,17 +198,17 @@ func (r *Runtime) Replay(ctx context.Context, id session.ID) (*session.Session, 
 	return replay.Run(ctx, m, rec)
 }
 
-// recordedInput is ctx with the input text the run of output info was
-// given, if its run recorded one.
+// recordedInput is ctx with the input text and the parameters the run of
+// output info was given, if its run recorded them.
 func (r *Runtime) recordedInput(ctx context.Context, info store.Info) context.Context {
 	run, err := r.Store.Info(ctx, session.ID(info.Labels[agent.RunLabel]))
 	if err != nil {
 		return ctx
 	}
 	if st, err := parseRun(run); err == nil && st.input != nil {
-		return WithInput(ctx, *st.input)
+		ctx = WithInput(ctx, *st.input)
 	}
-	return ctx
+	return WithRecordedArgs(ctx, run)
 }
 
 // RunDossier runs the workflow called name (as Run) and writes the evidence

@@ -11,7 +11,7 @@ import (
 	"github.com/openrath/rath/store"
 )
 
-// Cluster is what the cluster page needs of the Agent Cluster; cmd/rath gives
+// Cluster is what the cluster page needs of the Agent Cluster; package cli gives
 // an adapter over cluster.Cluster (server cannot import it).
 type Cluster interface {
 	// Status is the cluster's state as JSON-encodable data (cluster.Report).

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/openrath/rath/cli"
 	"github.com/openrath/rath/examples/engineering"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -23,7 +24,7 @@ import (
 
 // demoCmd runs the engineering example end to end on the runtime's store
 // and writes its evidence dossier under <home>/dossiers/<session id>/.
-func (a *app) demoCmd() *cobra.Command {
+func demoCmd(e cli.Env) *cobra.Command {
 	var live bool
 	c := &cobra.Command{
 		Use:   "demo",
@@ -33,7 +34,7 @@ func (a *app) demoCmd() *cobra.Command {
 			"patch because the tests fail, a fork of the session tries again, and memory keeps the failure pattern for later runs.\n" +
 			"It runs offline on scripted models unless --live is given, and writes the evidence dossier of the run.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.demo(cmd.Context(), live) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return demo(cmd.Context(), e, live) },
 	}
 	c.Flags().BoolVar(&live, "live", false, "use a live model (needs OPENAI_API_KEY or ANTHROPIC_API_KEY)")
 	return c
@@ -49,11 +50,11 @@ type demoReport struct {
 	Dossier  string     `json:"dossier"`
 }
 
-func (a *app) demo(ctx context.Context, live bool) error {
+func demo(ctx context.Context, e cli.Env, live bool) error {
 	if live && os.Getenv("OPENAI_API_KEY") == "" && os.Getenv("ANTHROPIC_API_KEY") == "" {
 		return errors.New("demo --live needs OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment")
 	}
-	rt, err := a.runtime(ctx)
+	rt, err := e.Runtime(ctx)
 	if err != nil {
 		return err
 	}
@@ -68,13 +69,13 @@ func (a *app) demo(ctx context.Context, live bool) error {
 	if live {
 		mode = "live"
 	}
-	fmt.Fprintf(a.stderr, "rath demo: the engineering example, %s, on the %s sandbox\n", mode, backend)
+	fmt.Fprintf(e.Stderr(), "rath demo: the engineering example, %s, on the %s sandbox\n", mode, backend)
 	if engineering.Cold(rt.Home) {
-		fmt.Fprintln(a.stderr, "rath demo: the first run on a home compiles Go's standard library in the sandbox; this takes about a minute")
+		fmt.Fprintln(e.Stderr(), "rath demo: the first run on a home compiles Go's standard library in the sandbox; this takes about a minute")
 	}
 	dossiers := filepath.Join(rt.Home, "dossiers")
 	pending := filepath.Join(dossiers, ".pending-"+randomHex())
-	stop, err := a.watchDemo(ctx, rt.Store)
+	stop, err := watchDemo(e, ctx, rt.Store)
 	if err != nil {
 		return err
 	}
@@ -89,19 +90,19 @@ func (a *app) demo(ctx context.Context, live bool) error {
 		return errors.Join(err, fmt.Errorf("demo: keep the dossier: %w", rerr))
 	}
 	index, _ := filepath.Abs(filepath.Join(dir, filepath.Base(res.Dossier)))
-	if a.jsonOut {
-		if perr := a.printJSON(demoReport{res.Session.ID(), res.Backend, why, live, res.Attempts, index}); perr != nil {
+	if e.JSON() {
+		if perr := e.PrintJSON(demoReport{res.Session.ID(), res.Backend, why, live, res.Attempts, index}); perr != nil {
 			return errors.Join(err, perr)
 		}
 		return err
 	}
-	a.demoSummary(res, why, index)
+	demoSummary(e, res, why, index)
 	return err
 }
 
 // demoSummary prints what the run did and where to look further.
-func (a *app) demoSummary(res *engineering.Result, why, index string) {
-	w := a.stdout
+func demoSummary(e cli.Env, res *engineering.Result, why, index string) {
+	w := e.Stdout()
 	id := res.Session.ID()
 	fmt.Fprintf(w, "\nsandbox   %s: %s\n", res.Backend, why)
 	fmt.Fprintf(w, "session   %s\n", id)
@@ -131,11 +132,11 @@ func (a *app) demoSummary(res *engineering.Result, why, index string) {
 	}
 	fmt.Fprintf(w, "dossier   %s\n\nLook further:\n", index)
 	cmd := "rath"
-	if a.home != "" {
-		cmd += " --home " + a.home
+	if e.Home() != "" {
+		cmd += " --home " + e.Home()
 	}
-	if a.storeURL != "" {
-		cmd += " --store " + a.storeURL
+	if e.StoreURL() != "" {
+		cmd += " --store " + e.StoreURL()
 	}
 	fmt.Fprintf(w, "  %s show %s\n  %s graph %s --format mermaid\n  %s serve\n", cmd, id, cmd, id, cmd)
 }
@@ -143,7 +144,7 @@ func (a *app) demoSummary(res *engineering.Result, why, index string) {
 // watchDemo reports the run's progress on stderr, a line per chunk worth
 // seeing, as the store commits them; stop ends it once every commit made
 // so far is reported.
-func (a *app) watchDemo(ctx context.Context, st store.Store) (stop func(), err error) {
+func watchDemo(e cli.Env, ctx context.Context, st store.Store) (stop func(), err error) {
 	wctx, cancel := context.WithCancel(ctx)
 	events, err := st.Watch(wctx)
 	if err != nil {
@@ -153,7 +154,7 @@ func (a *app) watchDemo(ctx context.Context, st store.Store) (stop func(), err e
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		p := &demoProgress{w: a.stderr, seen: map[session.ChunkID]bool{}, lens: map[session.ID]int{}}
+		p := &demoProgress{w: e.Stderr(), seen: map[session.ChunkID]bool{}, lens: map[session.ID]int{}}
 		for ev := range events { // closed once cancelled, after what it holds
 			p.event(context.WithoutCancel(ctx), st, ev)
 		}

@@ -53,18 +53,18 @@ func TestInterruptedRuns(t *testing.T) {
 	t.Run("KilledAtRandom", func(t *testing.T) { killedAtRandom(t, newCLI(t, bin, "")) })
 }
 
-// cli runs the built rath on one home and store (the home's own if
+// built runs the built rath on one home and store (the home's own if
 // storeURL is empty).
-type cli struct {
+type built struct {
 	t                   *testing.T
 	bin, home, storeURL string
 }
 
-func newCLI(t *testing.T, bin, storeURL string) *cli {
-	return &cli{t: t, bin: bin, home: filepath.Join(t.TempDir(), "home"), storeURL: storeURL}
+func newCLI(t *testing.T, bin, storeURL string) *built {
+	return &built{t: t, bin: bin, home: filepath.Join(t.TempDir(), "home"), storeURL: storeURL}
 }
 
-func (c *cli) command(args ...string) *exec.Cmd {
+func (c *built) command(args ...string) *exec.Cmd {
 	if c.storeURL != "" {
 		args = append([]string{"--store", c.storeURL}, args...)
 	}
@@ -74,7 +74,7 @@ func (c *cli) command(args ...string) *exec.Cmd {
 }
 
 // run runs rath to its end and returns its stdout, stderr and exit code.
-func (c *cli) run(args ...string) (string, string, int) {
+func (c *built) run(args ...string) (string, string, int) {
 	c.t.Helper()
 	cmd := c.command(args...)
 	var out, errb bytes.Buffer
@@ -90,7 +90,7 @@ func (c *cli) run(args ...string) (string, string, int) {
 }
 
 // ok runs rath, which must exit 0, and returns its stdout.
-func (c *cli) ok(args ...string) string {
+func (c *built) ok(args ...string) string {
 	c.t.Helper()
 	out, errs, code := c.run(args...)
 	if code != 0 {
@@ -100,7 +100,7 @@ func (c *cli) ok(args ...string) string {
 }
 
 // fails runs rath, which must exit code with stderr containing want.
-func (c *cli) fails(code int, want string, args ...string) {
+func (c *built) fails(code int, want string, args ...string) {
 	c.t.Helper()
 	_, errs, got := c.run(args...)
 	if got != code || !strings.Contains(errs, want) || strings.Contains(errs, "goroutine") {
@@ -109,7 +109,7 @@ func (c *cli) fails(code int, want string, args ...string) {
 }
 
 // ls is `rath ls --json` by id (the statuses as a person reads them).
-func (c *cli) ls(args ...string) map[session.ID]store.Info {
+func (c *built) ls(args ...string) map[session.ID]store.Info {
 	c.t.Helper()
 	var infos []store.Info
 	if err := json.Unmarshal([]byte(c.ok(append([]string{"ls", "--json"}, args...)...)), &infos); err != nil {
@@ -123,7 +123,7 @@ func (c *cli) ls(args ...string) map[session.ID]store.Info {
 }
 
 // show is `rath show --json ID`.
-func (c *cli) show(id session.ID) (store.Info, []session.Chunk) {
+func (c *built) show(id session.ID) (store.Info, []session.Chunk) {
 	c.t.Helper()
 	var v struct {
 		Info   store.Info      `json:"info"`
@@ -136,7 +136,7 @@ func (c *cli) show(id session.ID) (store.Info, []session.Chunk) {
 }
 
 // effects counts the effect log's lines by run and effect number.
-func (c *cli) effects() map[session.ID]map[int]int {
+func (c *built) effects() map[session.ID]map[int]int {
 	c.t.Helper()
 	out := map[session.ID]map[int]int{}
 	f, err := os.Open(filepath.Join(c.home, "effects.log"))
@@ -165,7 +165,7 @@ func (c *cli) effects() map[session.ID]map[int]int {
 
 // start starts `rath run cluster` with tools that sleep sleepMS (after
 // effect sleepOn only, if not 0).
-func (c *cli) start(sleepMS, sleepOn int) (*exec.Cmd, *bytes.Buffer) {
+func (c *built) start(sleepMS, sleepOn int) (*exec.Cmd, *bytes.Buffer) {
 	c.t.Helper()
 	input := fmt.Sprintf(`{"steps":%d,"latency_ms":0,"idempotent":false,"sleep_ms":%d,"sleep_on":%d}`, steps, sleepMS, sleepOn)
 	cmd := c.command("run", "cluster", "--input", input)
@@ -192,7 +192,7 @@ func runs(infos map[session.ID]store.Info) map[session.ID]store.Info {
 // one result, the answer came, the chain verifies, and no effect happened
 // twice — an effect whose call succeeded happened once. It returns how
 // many calls are recorded interrupted.
-func (c *cli) checkFinished(run, out session.ID) int {
+func (c *built) checkFinished(run, out session.ID) int {
 	c.t.Helper()
 	info, chunks := c.show(out)
 	if info.Status != store.StatusClosed || info.Labels[agent.RunLabel] != string(run) {
@@ -242,7 +242,7 @@ func outputOf(infos map[session.ID]store.Info, run session.ID) session.ID {
 	return ""
 }
 
-func killedInsideATool(t *testing.T, c *cli) {
+func killedInsideATool(t *testing.T, c *built) {
 	cmd, errb := c.start(600_000, 2) // effect 2 is made, then its call holds
 	defer cmd.Process.Kill()
 	deadline := time.Now().Add(60 * time.Second)
@@ -311,7 +311,7 @@ func killedInsideATool(t *testing.T, c *cli) {
 	rt.Close()
 
 	// Resumed by its agent's session: the run is found.
-	out := session.ID(strings.TrimSpace(c.ok("resume", string(partial))))
+	out := session.ID(strings.TrimSpace(c.ok("resume", "--quiet", string(partial))))
 	c.checkFinished(run, out)
 	_, chunks := c.show(out)
 	for _, ch := range chunks {
@@ -333,7 +333,7 @@ func killedInsideATool(t *testing.T, c *cli) {
 // killAfter SIGKILLs the started cmd once delay has passed since begin,
 // unless it ended by itself before: then it must have succeeded, and took
 // is how long it took.
-func (c *cli) killAfter(cmd *exec.Cmd, errb *bytes.Buffer, begin time.Time, delay time.Duration) (killed bool, took time.Duration) {
+func (c *built) killAfter(cmd *exec.Cmd, errb *bytes.Buffer, begin time.Time, delay time.Duration) (killed bool, took time.Duration) {
 	c.t.Helper()
 	ended := make(chan error, 1)
 	go func() { ended <- cmd.Wait() }()
@@ -344,6 +344,7 @@ func (c *cli) killAfter(cmd *exec.Cmd, errb *bytes.Buffer, begin time.Time, dela
 	case <-time.After(delay - time.Since(begin)):
 		cmd.Process.Signal(syscall.SIGKILL)
 		err = <-ended
+		took = time.Since(begin) // it may have ended by itself as the signal was sent
 	}
 	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	killed = ws.Signaled() && ws.Signal() == syscall.SIGKILL
@@ -355,7 +356,7 @@ func (c *cli) killAfter(cmd *exec.Cmd, errb *bytes.Buffer, begin time.Time, dela
 
 // afterKill checks the store once no rath process lives: it verifies, and
 // nothing is active. It returns the listing.
-func (c *cli) afterKill() map[session.ID]store.Info {
+func (c *built) afterKill() map[session.ID]store.Info {
 	c.t.Helper()
 	c.ok("verify")
 	all := c.ls()
@@ -367,7 +368,7 @@ func (c *cli) afterKill() map[session.ID]store.Info {
 	return all
 }
 
-func killedAtRandom(t *testing.T, c *cli) {
+func killedAtRandom(t *testing.T, c *built) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, seed))
@@ -385,7 +386,7 @@ func killedAtRandom(t *testing.T, c *cli) {
 	for run := range seen {
 		c.checkFinished(run, outputOf(c.ls(), run))
 	}
-	random := func() time.Duration { return time.Duration(rng.Int64N(int64(span))) }
+	random := func() time.Duration { return time.Duration(rng.Int64N(max(int64(span), 1))) }
 	startAndKill := func(args ...string) bool {
 		begin := time.Now()
 		cmd := c.command(args...)
@@ -442,7 +443,7 @@ func killedAtRandom(t *testing.T, c *cli) {
 				t.Fatalf("--status interrupted does not list run %s", run)
 			}
 			if rng.IntN(3) > 0 {
-				out := session.ID(strings.TrimSpace(c.ok("resume", string(run))))
+				out := session.ID(strings.TrimSpace(c.ok("resume", "--quiet", string(run))))
 				if c.checkFinished(run, out) > 0 {
 					inCall++
 				}

@@ -1,21 +1,15 @@
-// Command rath is the OpenRath command line: it runs workflows on the
-// embedded store and inspects, exports, replays and serves sessions.
+// Command rath is the OpenRath command line (package cli) over the example
+// workflows: it runs them on the embedded store and inspects, exports,
+// replays and serves sessions; `rath demo` runs the engineering example
+// end to end.
 //
 // Exit codes: 0 success; 1 an error (including a broken chain found by
 // verify); 2 a usage error; 3 a replay that diverged from its record.
 package main
 
 import (
-	"io"
-	"os"
-
+	"github.com/openrath/rath/cli"
 	_ "github.com/openrath/rath/examples/all" // the example workflows, for `rath run`
 )
 
-func main() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
-
-// Main runs the command line with args and returns the exit code.
-func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := newApp(stdin, stdout, stderr)
-	return app.execute(args)
-}
+func main() { cli.Main(cli.Command(demoCmd)) }

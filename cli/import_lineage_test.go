@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 )
 
 // pyGolden holds session files written by OpenRath-Python itself.
-const pyGolden = "../../session/openrath/testdata/py"
+const pyGolden = "../session/openrath/testdata/py"
 
 // pyIDs maps each golden file's name to the UUID the original gave it.
 func pyIDs(t *testing.T) map[string]string {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -80,7 +80,7 @@ func TestSandboxesLsAndGC(t *testing.T) {
 
 	run := func(args ...string) (string, string, int) {
 		var out, errb bytes.Buffer
-		code := Main(args, strings.NewReader(""), &out, &errb)
+		code := Run(context.Background(), args, strings.NewReader(""), &out, &errb)
 		return out.String(), errb.String(), code
 	}
 	out, errs, code := run("sandboxes", "ls", "--json")

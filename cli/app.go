@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -8,9 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -47,13 +45,17 @@ type app struct {
 	jsonOut        bool
 	root           *cobra.Command
 	rt             *rath.Runtime
+	name           string // the program's name, in messages
+	// isTerminal, if set, replaces the check of whether a stream is a
+	// terminal (tests).
+	isTerminal func(io.Writer) bool
 }
 
-func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+func newApp(stdin io.Reader, stdout, stderr io.Writer, o options) *app {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, name: o.name, isTerminal: o.isTerminal}
 	root := &cobra.Command{
-		Use:           "rath",
-		Short:         "OpenRath: durable, replayable sessions for agent systems",
+		Use:           o.name,
+		Short:         o.short,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -66,16 +68,17 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
 	root.AddCommand(a.versionCmd(), a.configCmd(), a.runCmd(), a.lsCmd(), a.showCmd(), a.graphCmd(), a.exportCmd(),
-		a.importCmd(), a.forkCmd(), a.mergeCmd(), a.replayCmd(), a.resumeCmd(), a.verifyCmd(), a.gcCmd(), a.serveCmd(), a.demoCmd(),
+		a.importCmd(), a.forkCmd(), a.mergeCmd(), a.replayCmd(), a.resumeCmd(), a.verifyCmd(), a.gcCmd(), a.serveCmd(),
 		a.submitCmd(), a.workerCmd(), a.statusCmd(), a.cancelCmd(), a.approveCmd(), a.pendingCmd(), a.reviewCmd(), a.sandboxesCmd(),
-		a.memoryCmd())
+		a.memoryCmd(), a.doctorCmd())
+	for _, add := range o.commands {
+		root.AddCommand(add(Env{a}))
+	}
 	a.root = root
 	return a
 }
 
-func (a *app) execute(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+func (a *app) execute(ctx context.Context, args []string) int {
 	a.root.SetArgs(args)
 	err := a.root.ExecuteContext(ctx)
 	if a.rt != nil {
@@ -93,7 +96,7 @@ func (a *app) execute(args []string) int {
 	} else if isUsage(err) {
 		code = exitUsage
 	}
-	fmt.Fprintln(a.stderr, "rath: "+sentence(err))
+	fmt.Fprintln(a.stderr, a.name+": "+sentence(err))
 	return code
 }
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 func rathIn(t *testing.T, home, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := Main(append([]string{"--home", home}, args...), strings.NewReader(stdin), &out, &errb)
+	code := Run(context.Background(), append([]string{"--home", home}, args...), strings.NewReader(stdin), &out, &errb)
 	if strings.Contains(errb.String(), "goroutine ") {
 		t.Fatalf("rath %v panicked:\n%s", args, errb.String())
 	}

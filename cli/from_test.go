@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -17,7 +17,7 @@ import (
 func TestRunFromImportedSession(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "home")
 	t.Setenv("RATH_HOME", home) // the runtime sets it; restore it after
-	imported := session.ID(strings.TrimSpace(rathOK(t, home, "import", "../../session/openrath/testdata/py/py_loop.jsonl")))
+	imported := session.ID(strings.TrimSpace(rathOK(t, home, "import", "../session/openrath/testdata/py/py_loop.jsonl")))
 	_, importedChunks := showJSON(t, home, imported)
 
 	var res struct {

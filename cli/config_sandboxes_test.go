@@ -1,7 +1,8 @@
-package main
+package cli
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,7 @@ func TestConfigSetSandboxes(t *testing.T) {
 	home := t.TempDir()
 	run := func(args ...string) (string, string, int) {
 		var out, errb bytes.Buffer
-		code := Main(append([]string{"--home", home}, args...), strings.NewReader(""), &out, &errb)
+		code := Run(context.Background(), append([]string{"--home", home}, args...), strings.NewReader(""), &out, &errb)
 		return out.String(), errb.String(), code
 	}
 	if _, errs, code := run("config", "set", "sandboxes.e2b.api_key", "k-secret"); code != 0 {

@@ -1,6 +1,7 @@
-package main
+package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -46,12 +47,19 @@ func (a *app) versionCmd() *cobra.Command {
 
 func (a *app) runCmd() *cobra.Command {
 	var input, from string
+	var quiet bool
+	var argFlags []string
 	c := &cobra.Command{
 		Use:   "run [NAME]",
-		Short: "Run a registered workflow on the store; prints the output session id (no NAME: lists the workflows)",
-		Long: `Run a registered workflow durably on the store and print its output session id.
-Progress on stderr names the run's id, which "rath resume ID" takes if the run is cut short.
+		Short: "Run a registered workflow on the store and report its outcome (no NAME: lists the workflows)",
+		Long: `Run a registered workflow durably on the store and report its outcome: the answer, the steps and
+tool calls it took, its usage, where its tools ran, its session id and what to look at next
+(--json: the same as JSON; --quiet: the output session id alone).
+Progress on stderr names the run's id, which "rath resume ID" takes if the run is cut short;
+on a terminal it counts the run's steps, tool calls and tokens as they are committed.
 
+--input gives the run its input (TEXT, @FILE or - for stdin); --arg k=v gives it a parameter
+the workflow declares ("rath run" lists them); both are recorded on the run.
 --from ID runs the workflow on a fork of the stored session ID (another run's
 session, or one imported from OpenRath-Python) instead of on the workflow's own input.`,
 		Args: cobra.MaximumNArgs(1),
@@ -75,6 +83,13 @@ session, or one imported from OpenRath-Python) instead of on the workflow's own 
 				}
 				opts = append(opts, rath.RunInput(text))
 			}
+			if cmd.Flags().Changed("arg") {
+				kv, err := parseArgs(argFlags)
+				if err != nil {
+					return err
+				}
+				opts = append(opts, rath.RunArgs(kv))
+			}
 			if from != "" {
 				id, err := sessionID(from)
 				if err != nil {
@@ -88,68 +103,88 @@ session, or one imported from OpenRath-Python) instead of on the workflow's own 
 			}
 			var run session.ID
 			var p *progress
+			live, stop := a.live(cmd.Context(), rt)
 			opts = append(opts, rath.OnStart(func(id session.ID) {
-				run, p = id, a.progress(fmt.Sprintf("run %s %s", name, id))
+				run, p = id, a.progressLive(fmt.Sprintf("run %s %s", name, id), live)
 			}))
 			out, err := rt.Run(cmd.Context(), name, opts...)
+			stop()
 			if p != nil {
 				p.done(err)
 			}
 			if errors.Is(err, rath.ErrUnknownWorkflow) {
 				return usageErr("%s (registered: %s)", strings.TrimPrefix(err.Error(), "rath: "), workflowNames())
 			}
-			if errors.Is(err, rath.ErrTakesNoInput) {
+			if errors.Is(err, rath.ErrTakesNoInput) || errors.Is(err, rath.ErrUnknownParam) || errors.Is(err, rath.ErrMissingParam) {
 				return usageErr("%s", strings.TrimPrefix(err.Error(), "rath: "))
 			}
-			a.printRun(out, run, session.ID(from), err)
+			a.printRun(cmd.Context(), out, run, session.ID(from), name, quiet, err)
 			return err
 		},
 	}
 	c.Flags().StringVar(&input, "input", "", "the run's input: TEXT, @FILE or - for stdin (for a workflow that takes input)")
 	c.Flags().StringVar(&from, "from", "", "run on a fork of this stored session instead of the workflow's own input")
+	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "print only the output session id")
+	c.Flags().StringArrayVar(&argFlags, "arg", nil, "a parameter of the workflow, k=v (repeatable; `rath run` lists each workflow's parameters)")
 	return c
 }
 
-// printRun prints a run's output id (--json: with its run id, size, usage
-// and whether it succeeded).
-func (a *app) printRun(out *session.Session, run, from session.ID, err error) {
+// printRun reports a run's outcome: the id alone with --quiet, JSON with
+// --json, else what the run did and where to look further.
+func (a *app) printRun(ctx context.Context, out *session.Session, run, from session.ID, workflow string, quiet bool, err error) {
 	if out == nil {
 		return
 	}
-	if !a.jsonOut {
+	if quiet && !a.jsonOut {
 		fmt.Fprintln(a.stdout, out.ID())
 		return
 	}
-	v := map[string]any{"id": out.ID(), "run": run, "chunks": out.Len(), "usage": out.Usage(), "ok": err == nil}
-	if from != "" {
-		v["from"] = from
+	n := 0
+	if a.rt != nil {
+		n = a.inputLen(ctx, a.rt, run)
 	}
-	a.printJSON(v)
+	o := newOutcome(out, run, from, workflow, n, err)
+	if a.jsonOut {
+		a.printJSON(o)
+		return
+	}
+	o.print(a.stdout, a.self())
 }
 
 // listWorkflows prints the registered workflows.
 func (a *app) listWorkflows() error {
 	ws := rath.Workflows()
 	if a.jsonOut {
-		type wf struct {
+		type param struct {
 			Name        string `json:"name"`
-			Description string `json:"description"`
-			TakesInput  bool   `json:"takes_input"`
+			Description string `json:"description,omitempty"`
+			Required    bool   `json:"required"`
+			Default     string `json:"default,omitempty"`
+		}
+		type wf struct {
+			Name        string  `json:"name"`
+			Description string  `json:"description"`
+			TakesInput  bool    `json:"takes_input"`
+			Params      []param `json:"params"`
 		}
 		out := make([]wf, 0, len(ws))
 		for _, w := range ws {
-			out = append(out, wf{w.Name, w.Description, w.TakesInput})
+			ps := make([]param, 0, len(w.Params))
+			for _, p := range w.Params {
+				ps = append(ps, param{p.Name, p.Description, p.Required, p.Default})
+			}
+			out = append(out, wf{w.Name, w.Description, w.TakesInput, ps})
 		}
 		return a.printJSON(out)
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "WORKFLOW\tINPUT\tDESCRIPTION")
+	fmt.Fprintln(tw, "WORKFLOW\tINPUT\tPARAMS\tDESCRIPTION")
 	for _, w := range ws {
 		in := "-"
 		if w.TakesInput {
 			in = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", w.Name, in, w.Description)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", w.Name, in, paramsList(w.Params), w.Description)
 	}
 	return tw.Flush()
 }
