@@ -15,6 +15,7 @@ import (
 
 	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/memory/internal/rank"
+	"github.com/openrath/rath/memory/internal/text"
 	"github.com/openrath/rath/memory/memorytest"
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/model/scripted"
@@ -93,7 +94,7 @@ func bulkPut(ctx context.Context, be *Backend, es []memory.Entry) error {
 	var uris, scopes, contents, hashes, folded []string
 	for _, e := range es {
 		uris, scopes, contents, hashes, folded = append(uris, e.URI.String()), append(scopes, e.URI.ScopeKey()),
-			append(contents, e.Content), append(hashes, e.Hash()), append(folded, fold(e.Content))
+			append(contents, e.Content), append(hashes, e.Hash()), append(folded, text.Fold(e.Content))
 	}
 	rows, err := be.pool.Query(ctx, `INSERT INTO rath_memory.entries(uri, scope, content, hash, provenance, tsv)
 		SELECT u, s, c, h, '{}', to_tsvector($5::regconfig, f) FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[]) AS x(u, s, c, h, f)

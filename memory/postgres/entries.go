@@ -11,6 +11,7 @@ import (
 
 	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/memory/internal/rank"
+	"github.com/openrath/rath/memory/internal/text"
 )
 
 // Put implements memory.Backend: one statement inserts or replaces the
@@ -22,7 +23,7 @@ func (b *Backend) Put(ctx context.Context, e memory.Entry) error {
 		return err
 	}
 	hash := e.Hash()
-	args := []any{e.URI.String(), e.URI.ScopeKey(), e.Content, hash, string(e.Provenance.Session), prov, b.language, fold(e.Content)}
+	args := []any{e.URI.String(), e.URI.ScopeKey(), e.Content, hash, string(e.Provenance.Session), prov, b.language, text.Fold(e.Content)} // folded: PostgreSQL's configurations keep accents, and unaccent may not be allowed
 	upsert := `WITH e AS (INSERT INTO rath_memory.entries(uri, scope, content, hash, session, provenance, tsv)
 		VALUES($1, $2, $3, $4, $5, $6, to_tsvector($7::regconfig, $8))
 		ON CONFLICT(uri) DO UPDATE SET content = excluded.content, hash = excluded.hash, session = excluded.session,

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/memory/internal/rank"
+	"github.com/openrath/rath/memory/internal/text"
 )
 
 // Search implements memory.Backend. See the package comment for the
@@ -43,7 +44,7 @@ func (b *Backend) Search(ctx context.Context, query string, scopes []string, k i
 // lexemes normalises a query's words with the memory's configuration:
 // stemmed, stop words gone, each once.
 func (b *Backend) lexemes(ctx context.Context, query string) ([]string, error) {
-	ws := words(query)
+	ws := text.Words(query) // folded like the indexed text; no query text is parsed as tsquery syntax
 	if len(ws) == 0 {
 		return nil, nil
 	}
