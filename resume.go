@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/replay"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -90,7 +90,7 @@ func (r *Runtime) Resume(ctx context.Context, id session.ID, opts ...RunOption) 
 // endedBefore returns the output of a run that finished before its owner
 // died, which then had not yet recorded it on the run's input.
 func (r *Runtime) endedBefore(ctx context.Context, run session.ID, name string) (*session.Session, bool) {
-	infos, err := r.Store.List(ctx, store.Filter{Labels: map[string]string{agent.RunLabel: string(run), WorkflowLabel: name},
+	infos, err := r.Store.List(ctx, store.Filter{Labels: map[string]string{runctx.Label: string(run), WorkflowLabel: name},
 		Status: []store.Status{store.StatusClosed}})
 	if err != nil || len(infos) == 0 {
 		return nil, false
@@ -104,7 +104,7 @@ func (r *Runtime) endedBefore(ctx context.Context, run session.ID, name string) 
 // the record the run resumes from. Nothing depends on it: an error only
 // leaves them as they were.
 func (r *Runtime) endAttempt(ctx context.Context, run session.ID) {
-	infos, err := r.Store.List(ctx, store.Filter{Labels: map[string]string{agent.RunLabel: string(run)},
+	infos, err := r.Store.List(ctx, store.Filter{Labels: map[string]string{runctx.Label: string(run)},
 		Status: []store.Status{store.StatusOpen, store.StatusActive, store.StatusPaused}})
 	if err != nil {
 		return

@@ -19,6 +19,7 @@ import (
 	"github.com/openrath/rath/internal/pgtest"
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/model/scripted"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 	"github.com/openrath/rath/tool"
@@ -270,7 +271,7 @@ func storeOr(storeURL, home string) string {
 func statuses(t *testing.T, rt *rath.Runtime, run session.ID) map[session.ID]store.Status {
 	t.Helper()
 	ctx := context.Background()
-	infos, err := rt.Store.List(ctx, store.Filter{Labels: map[string]string{agent.RunLabel: string(run)}})
+	infos, err := rt.Store.List(ctx, store.Filter{Labels: map[string]string{runctx.Label: string(run)}})
 	if err != nil {
 		t.Fatal(err)
 	}

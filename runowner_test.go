@@ -14,6 +14,7 @@ import (
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/model/scripted"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -160,7 +161,7 @@ func TestResumeRefusesOtherSessions(t *testing.T) {
 	if err := rt.Store.Commit(ctx, step, ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.Store.SetLabel(ctx, step.ID(), agent.RunLabel, string(crun.ID())); err != nil {
+	if err := rt.Store.SetLabel(ctx, step.ID(), runctx.Label, string(crun.ID())); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rt.Resume(ctx, crun.ID()); !errors.Is(err, rath.ErrNotARun) || !strings.Contains(err.Error(), "cluster") {
@@ -201,7 +202,7 @@ func TestResumeOfARunThatHadEnded(t *testing.T) {
 	if err := rt.Store.SetLabels(ctx, in.ID(), map[string]string{rath.OwnerLabel: string(b), rath.RunWorkflowLabel: "echo"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.Store.SetLabels(ctx, out.ID(), map[string]string{agent.RunLabel: string(in.ID()), rath.WorkflowLabel: "echo"}); err != nil {
+	if err := rt.Store.SetLabels(ctx, out.ID(), map[string]string{runctx.Label: string(in.ID()), rath.WorkflowLabel: "echo"}); err != nil {
 		t.Fatal(err)
 	}
 	for id, to := range map[session.ID]store.Status{in.ID(): store.StatusActive, out.ID(): store.StatusClosed} {

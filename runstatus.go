@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -71,12 +71,12 @@ func notARun(info store.Info) error {
 }
 
 // runIDOf is the run a session belongs to: itself when it carries an
-// owner record, else the run its agent.RunLabel names ("" if none).
+// owner record, else the run its runctx.Label names ("" if none).
 func runIDOf(id session.ID, labels map[string]string) session.ID {
 	if labels[OwnerLabel] != "" {
 		return id
 	}
-	return session.ID(labels[agent.RunLabel])
+	return session.ID(labels[runctx.Label])
 }
 
 // judge reads run info's record and, if it is unfinished, tells whether
@@ -105,7 +105,7 @@ func (r *Runtime) judge(ctx context.Context, p *prober, info store.Info) (runSta
 }
 
 // runFor finds the run session id belongs to: id itself, or the run its
-// agent.RunLabel names.
+// runctx.Label names.
 func (r *Runtime) runFor(ctx context.Context, id session.ID) (store.Info, error) {
 	info, err := r.Store.Info(ctx, id)
 	if err != nil {

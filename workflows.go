@@ -7,10 +7,10 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/export"
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/replay"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -201,7 +201,7 @@ func (r *Runtime) Replay(ctx context.Context, id session.ID) (*session.Session, 
 // recordedInput is ctx with the input text and the parameters the run of
 // output info was given, if its run recorded them.
 func (r *Runtime) recordedInput(ctx context.Context, info store.Info) context.Context {
-	run, err := r.Store.Info(ctx, session.ID(info.Labels[agent.RunLabel]))
+	run, err := r.Store.Info(ctx, session.ID(info.Labels[runctx.Label]))
 	if err != nil {
 		return ctx
 	}

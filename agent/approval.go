@@ -7,6 +7,7 @@ import (
 	"iter"
 	"strings"
 
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -46,7 +47,7 @@ func (r *run) pause(calls []session.ToolCall) (refused map[string]session.ToolRe
 			}
 		}
 	}
-	if takesVerdicts(r.ctx) {
+	if runctx.RecordedVerdicts(r.ctx) {
 		if refused, ok := r.recordedVerdicts(calls); ok {
 			return refused, true
 		}
@@ -68,23 +69,6 @@ func (r *run) pause(calls []session.ToolCall) (refused map[string]session.ToolRe
 	return nil, false
 }
 
-type verdictsKey struct{}
-
-// WithRecordedVerdicts returns ctx in which a resumed run that reaches tool
-// calls waiting for approval takes the verdicts its record holds after the
-// requests (recorded by Decide) and goes on, instead of pausing again: how
-// the cluster continues a run after `rath approve`. (Without it a run
-// pauses there and agent.Resume gives the verdict, as it did the first
-// time.)
-func WithRecordedVerdicts(ctx context.Context) context.Context {
-	return context.WithValue(ctx, verdictsKey{}, true)
-}
-
-func takesVerdicts(ctx context.Context) bool {
-	on, _ := ctx.Value(verdictsKey{}).(bool)
-	return on
-}
-
 // recordedVerdicts takes, from a replay's record, the verdicts recorded
 // after this step's requests. It reports whether every call that needed
 // approval has one.
@@ -95,7 +79,7 @@ func (r *run) recordedVerdicts(calls []session.ToolCall) (map[string]session.Too
 			wanted[c.ID] = c
 		}
 	}
-	s, served, err := Served(r.ctx, r.s, r.node, func(c session.Chunk) bool {
+	s, served, err := runctx.Served(r.ctx, r.s, r.node, func(c session.Chunk) bool {
 		a := c.Approval
 		if a == nil {
 			return false
@@ -192,7 +176,7 @@ func (a *Agent) Resume(ctx context.Context, s *session.Session, v Verdict) (*ses
 // ResumeRun is Resume with events.
 func (a *Agent) ResumeRun(ctx context.Context, s *session.Session, v Verdict) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		r := &run{a: a, ctx: ctx, yield: yield, s: s, node: nodeOf(s, a.node), player: PlayerFrom(ctx)}
+		r := &run{a: a, ctx: ctx, yield: yield, s: s, node: nodeOf(s, a.node), player: runctx.PlayerFrom(ctx)}
 		defer r.release()
 		if st := r.store(); st != nil {
 			if info, err := st.Info(ctx, s.ID()); err == nil && info.Head == s.Head() {

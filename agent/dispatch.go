@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/tool"
@@ -74,13 +75,13 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 // A call the record shows made but never finished runs again if its tool
 // is idempotent; otherwise a review recorded after the turn settles it
 // (consumed here, so the replayed chain holds it too), or, without one,
-// the run stops for review (WithReview) or the model is given an
+// the run stops for review (runctx.WithReview) or the model is given an
 // interrupted error.
 func (r *run) served(calls []session.ToolCall, refused map[string]session.ToolResult) (map[string]session.ToolResult, error) {
 	if r.player == nil {
 		return refused, nil
 	}
-	s, _, err := Served(r.ctx, r.s, r.node, func(c session.Chunk) bool {
+	s, _, err := runctx.Served(r.ctx, r.s, r.node, func(c session.Chunk) bool {
 		return c.Approval != nil && session.IsReview(c.Approval.Verdict) &&
 			slices.ContainsFunc(calls, func(tc session.ToolCall) bool { return tc.ID == c.Approval.CallID })
 	})
@@ -115,7 +116,7 @@ func (r *run) served(calls []session.ToolCall, refused map[string]session.ToolRe
 				}
 				continue
 			}
-			if reviewRequired(r.ctx) {
+			if runctx.ReviewRequired(r.ctx) {
 				unsettled = append(unsettled, c)
 				continue
 			}
@@ -136,7 +137,7 @@ func (r *run) runCalls(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Res
 	one := func(i int) {
 		e := env
 		e.CallID = calls[i].ID
-		e.IdempotencyKey = idempotencyKey(RunID(r.ctx), r.node, calls[i].ID)
+		e.IdempotencyKey = idempotencyKey(runctx.ID(r.ctx), r.node, calls[i].ID)
 		res[i] = r.call(e, calls[i], rsrc[i])
 	}
 	if len(idx) == 1 {
@@ -179,7 +180,7 @@ func (r *run) openSandbox() error {
 	if err := r.adopt(n); err != nil {
 		return err
 	}
-	if j := journalOf(r.ctx); j != nil {
+	if j := runctx.Journal(r.ctx); j != nil {
 		if err := j.Opened(r.ctx, r.s, l.Sandbox); err != nil {
 			return fmt.Errorf("agent %s: workspace journal: %w", r.a.cfg.Name, err)
 		}

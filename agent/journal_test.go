@@ -8,6 +8,7 @@ import (
 
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/model/scripted"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -63,7 +64,7 @@ func TestWorkspaceJournal(t *testing.T) {
 	j := &journalSpy{st: st}
 	in := session.FromUser("write two files").To("local", session.Spec{})
 	var out *session.Session
-	for ev, err := range a.Run(WithWorkspaceJournal(ctx, j), in) {
+	for ev, err := range a.Run(runctx.WithWorkspaceJournal(ctx, j), in) {
 		if err != nil {
 			t.Fatal(err)
 		}

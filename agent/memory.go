@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 )
 
@@ -66,7 +67,7 @@ func (r *run) memorize() error {
 // writing memory again (memory may have changed since; the record says what
 // the run saw and did). It reports whether it did.
 func (r *run) replayMemory(op session.MemoryOp) bool {
-	s, served, _ := Served(r.ctx, r.s, r.node, func(c session.Chunk) bool { return c.Memory != nil && c.Memory.Op == op })
+	s, served, _ := runctx.Served(r.ctx, r.s, r.node, func(c session.Chunk) bool { return c.Memory != nil && c.Memory.Op == op })
 	r.s = s
 	return served
 }

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,7 +10,7 @@ import (
 
 // ErrNeedsReview: a resumed run found calls to tools that are not
 // idempotent made but never finished (their process died while they ran),
-// and its context asks for a review (WithReview) rather than guessing. The
+// and its context asks for a review (runctx.WithReview) rather than guessing. The
 // run stops, committed, until a person settles each call with a review
 // verdict appended after the call's turn (Settle); then it resumes.
 var ErrNeedsReview = errors.New("agent: a tool call's effect is unknown and needs a review")
@@ -38,20 +37,6 @@ func (u *Unsettled) Error() string {
 
 // Unwrap makes errors.Is(err, ErrNeedsReview) hold.
 func (u *Unsettled) Unwrap() error { return ErrNeedsReview }
-
-type reviewKey struct{}
-
-// WithReview returns ctx in which a resumed run stops with an *Unsettled
-// error at a non-idempotent call its record shows made but unfinished,
-// instead of giving the model an interrupted result.
-func WithReview(ctx context.Context) context.Context {
-	return context.WithValue(ctx, reviewKey{}, true)
-}
-
-func reviewRequired(ctx context.Context) bool {
-	on, _ := ctx.Value(reviewKey{}).(bool)
-	return on
-}
 
 // Review is a person's verdict on an unsettled call.
 type Review struct {

@@ -7,6 +7,7 @@ import (
 	"iter"
 
 	"github.com/openrath/rath/model"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -19,8 +20,8 @@ import (
 // share anything a slow consumer could hold up.
 func (a *Agent) Run(ctx context.Context, s *session.Session) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		node := Invoke(ctx, a.node)
-		r := &run{a: a, ctx: ctx, yield: yield, s: s.Derive(node, nil), node: node, player: PlayerFrom(ctx)}
+		node := runctx.Invoke(ctx, a.node)
+		r := &run{a: a, ctx: ctx, yield: yield, s: s.Derive(node, nil), node: node, player: runctx.PlayerFrom(ctx)}
 		defer r.release()
 		r.loop()
 	}
@@ -34,14 +35,14 @@ type run struct {
 	stored  session.ChunkID // the head last committed ("" before the first)
 	stopped bool            // the consumer stopped listening
 	lease   *sandbox.Lease
-	counter tool.Counter // calls against the policy
-	node    string       // this run's node path
-	player  Player       // replay's record, nil when live
+	counter tool.Counter  // calls against the policy
+	node    string        // this run's node path
+	player  runctx.Player // replay's record, nil when live
 }
 
 // add appends chunks made by this run, through the player if replaying.
 func (r *run) add(cs ...session.Chunk) error {
-	s, err := Record(r.ctx, r.s, r.node, cs...)
+	s, err := runctx.Record(r.ctx, r.s, r.node, cs...)
 	r.s = s
 	return err
 }
@@ -50,7 +51,7 @@ func (r *run) add(cs ...session.Chunk) error {
 // (memory and sandbox operations) as r's own: with its node, and through
 // the player when replaying.
 func (r *run) adopt(n int) error {
-	s, err := Adopt(r.ctx, r.s, n, r.node)
+	s, err := runctx.Adopt(r.ctx, r.s, n, r.node)
 	r.s = s
 	return err
 }
@@ -107,7 +108,7 @@ func (r *run) steps(first int) {
 		if r.stopped {
 			return
 		}
-		if errors.Is(err, ErrYielded) {
+		if errors.Is(err, runctx.ErrYielded) {
 			// Everything so far is committed; nothing is recorded about
 			// the stop, so the run resumes as if it had not happened.
 			r.yield(Event{Kind: Done, Session: r.s}, err)
@@ -250,8 +251,8 @@ func (r *run) callModel(step int) (*model.Response, *session.ModelCall, error) {
 			return responseOf(rec), rec, nil
 		}
 	}
-	if sliceOver(r.ctx) {
-		return nil, nil, ErrYielded
+	if runctx.SliceOver(r.ctx) {
+		return nil, nil, runctx.ErrYielded
 	}
 	var resp *model.Response
 	for ev, err := range r.a.cfg.Model.Stream(r.ctx, req) {
@@ -288,14 +289,14 @@ func responseOf(mc *session.ModelCall) *model.Response {
 // commit stores the session if the agent has a store and it changed.
 func (r *run) commit(ctx context.Context) error {
 	st := r.store()
-	if st == nil || r.s.Head() == r.stored || storeOff(r.ctx) {
+	if st == nil || r.s.Head() == r.stored || runctx.Storeless(r.ctx) {
 		return nil
 	}
 	if err := st.Commit(ctx, r.s, r.stored); err != nil {
 		return fmt.Errorf("agent %s: commit: %w", r.a.cfg.Name, err)
 	}
-	if run := RunID(r.ctx); r.stored == "" && run != "" {
-		if err := st.SetLabel(ctx, r.s.ID(), RunLabel, string(run)); err != nil {
+	if run := runctx.ID(r.ctx); r.stored == "" && run != "" {
+		if err := st.SetLabel(ctx, r.s.ID(), runctx.Label, string(run)); err != nil {
 			return fmt.Errorf("agent %s: label: %w", r.a.cfg.Name, err)
 		}
 	}
@@ -327,5 +328,5 @@ func (r *run) store() store.Store {
 	if st := r.a.cfg.Store; st != nil {
 		return st
 	}
-	return RunStore(r.ctx)
+	return runctx.Store(r.ctx)
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/openrath/rath"
-	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/store"
 )
 
@@ -76,7 +76,7 @@ func resumeHint(info store.Info) string {
 	}
 	run := string(info.ID)
 	if info.Labels[rath.OwnerLabel] == "" {
-		run = info.Labels[agent.RunLabel]
+		run = info.Labels[runctx.Label]
 	}
 	return fmt.Sprintf("  (its process died; rath resume %s finishes it)", run)
 }

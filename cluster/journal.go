@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -70,7 +70,7 @@ type journalFile struct {
 // journalPrefix starts every journal entry's note.
 const journalPrefix = "workspace journal: "
 
-// journal is a run's agent.WorkspaceJournal.
+// journal is a run's runctx.WorkspaceJournal.
 type journal struct {
 	c   *Cluster
 	run session.ID
@@ -79,7 +79,7 @@ type journal struct {
 	sessions map[string]*session.Session // by sandbox id
 }
 
-var _ agent.WorkspaceJournal = (*journal)(nil)
+var _ runctx.WorkspaceJournal = (*journal)(nil)
 
 func (c *Cluster) newJournal(run session.ID) *journal {
 	return &journal{c: c, run: run, sessions: map[string]*session.Session{}}
@@ -103,7 +103,7 @@ func (j *journal) find(ctx context.Context, id string) (*session.Session, error)
 	return s, nil
 }
 
-// Opened implements agent.WorkspaceJournal: a sandbox opened for the first
+// Opened implements runctx.WorkspaceJournal: a sandbox opened for the first
 // time gets its journal, with the workspace as its base.
 func (j *journal) Opened(ctx context.Context, s *session.Session, sb sandbox.Sandbox) error {
 	if !journaled[sb.Backend()] {
@@ -135,7 +135,7 @@ func (j *journal) Opened(ctx context.Context, s *session.Session, sb sandbox.San
 	return nil
 }
 
-// Changed implements agent.WorkspaceJournal: the step's changed files and
+// Changed implements runctx.WorkspaceJournal: the step's changed files and
 // deletions are appended to the sandbox's journal.
 func (j *journal) Changed(ctx context.Context, s *session.Session, sb sandbox.Sandbox, calls []string, effects []session.FileEffect) error {
 	if !journaled[sb.Backend()] {

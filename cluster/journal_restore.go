@@ -9,7 +9,7 @@ import (
 	"path"
 	"slices"
 
-	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -57,7 +57,7 @@ func (c *Cluster) committedCalls(ctx context.Context, run session.ID) (map[strin
 	if err != nil {
 		return nil, err
 	}
-	labelled, err := st.List(ctx, store.Filter{Labels: map[string]string{agent.RunLabel: string(run)}})
+	labelled, err := st.List(ctx, store.Filter{Labels: map[string]string{runctx.Label: string(run)}})
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"maps"
 
-	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 )
@@ -21,7 +21,7 @@ func (c *Cluster) keepRemote() {
 	pool := c.rt.Sandboxes
 	pool.KeepRemote()
 	pool.Notify(func(ctx context.Context, backend, id string) {
-		run := agent.RunID(ctx)
+		run := runctx.ID(ctx)
 		if run == "" {
 			return
 		}

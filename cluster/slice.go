@@ -14,6 +14,7 @@ import (
 	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/replay"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -131,9 +132,9 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 
 	sctx := fctx
 	g := &gate{max: int64(w.c.opts.SliceSteps), deadline: time.Now().Add(w.c.opts.SliceTime), drain: &w.draining}
-	sctx = agent.WithSlice(agent.WithRecordedVerdicts(agent.WithReview(sctx)), g.more)
+	sctx = runctx.WithSlice(runctx.WithRecordedVerdicts(runctx.WithReview(sctx)), g.more)
 	sctx = flow.WithOutputLabels(sctx, map[string]string{rath.WorkflowLabel: run.Workflow})
-	sctx = agent.WithWorkspaceJournal(sctx, w.c.newJournal(id))
+	sctx = runctx.WithWorkspaceJournal(sctx, w.c.newJournal(id))
 	bctx := sctx
 	if run.Input != nil {
 		bctx = rath.WithInput(sctx, *run.Input)
@@ -221,7 +222,7 @@ func (w *Worker) settle(ctx, fctx context.Context, run *Run, out *session.Sessio
 		w.c.ended(fctx, run)
 		w.c.log.Info("run done", "run", run.ID, "worker", w.info.ID, "output", out.ID())
 		return nil
-	case agent.Yielded(err):
+	case errors.Is(err, runctx.ErrYielded):
 		if merr := run.move(fctx, st, StateQueued); merr != nil {
 			return w.lost(merr)
 		}

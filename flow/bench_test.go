@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/flow"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 )
 
@@ -21,7 +21,7 @@ func BenchmarkParallel(b *testing.B) {
 		branches := make([]flow.Module, 1000)
 		for i := range branches {
 			branches[i] = flow.Func(func(ctx context.Context, s *session.Session) (*session.Session, error) {
-				return agent.Record(ctx, s, agent.Invoke(ctx, "work"), session.Note(fmt.Sprint("result ", i)))
+				return runctx.Record(ctx, s, runctx.Invoke(ctx, "work"), session.Note(fmt.Sprint("result ", i)))
 			})
 		}
 		p := flow.Parallel(branches...)

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/model"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 )
 
@@ -77,7 +77,7 @@ func (c *Compression) Forward(ctx context.Context, s *session.Session) (*session
 			msgs = append(msgs, m)
 		}
 	}
-	node := agent.Invoke(ctx, "compressor:"+c.Name)
+	node := runctx.Invoke(ctx, "compressor:"+c.Name)
 	summary, modelName, s, err := c.summarise(ctx, s, node, msgs)
 	if err != nil {
 		return s, err
@@ -87,7 +87,7 @@ func (c *Compression) Forward(ctx context.Context, s *session.Session) (*session
 		Model: modelName, TokensBefore: before}
 	after := estimateTokens(s.Append(session.Of(&cc)).Transcript())
 	cc.TokensAfter = after
-	return agent.Record(ctx, s, node, session.Of(&cc))
+	return runctx.Record(ctx, s, node, session.Of(&cc))
 }
 
 // summarise writes the summary of msgs, recording a model's call.
@@ -111,7 +111,7 @@ func (c *Compression) summarise(ctx context.Context, s *session.Session, node st
 		{Role: session.RoleUser, Content: sb.String()},
 	}}
 	var rec *session.ModelCall
-	if p := agent.PlayerFrom(ctx); p != nil {
+	if p := runctx.PlayerFrom(ctx); p != nil {
 		var err error
 		if rec, err = p.Model(node, req); err != nil {
 			return "", "", s, err
@@ -124,7 +124,7 @@ func (c *Compression) summarise(ctx context.Context, s *session.Session, node st
 		}
 		rec = new(resp.Record(req, c.Model.Name(), false))
 	}
-	s, err := agent.Record(ctx, s, node, session.Of(rec))
+	s, err := runctx.Record(ctx, s, node, session.Of(rec))
 	if err != nil {
 		return "", "", s, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/model/scripted"
 	"github.com/openrath/rath/replay"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store/sqlite"
 	"github.com/openrath/rath/tool/builtin"
@@ -25,7 +26,7 @@ var ctx = context.Background()
 // say appends a note: a module that shows where it ran.
 func say(text string) flow.Module {
 	return flow.Func(func(ctx context.Context, s *session.Session) (*session.Session, error) {
-		return agent.Record(ctx, s, agent.Invoke(ctx, "say"), session.Note(text))
+		return runctx.Record(ctx, s, runctx.Invoke(ctx, "say"), session.Note(text))
 	})
 }
 
@@ -80,7 +81,7 @@ func TestParallelForksRunsAndMerges(t *testing.T) {
 				default:
 				}
 			}
-			return agent.Record(ctx, s, agent.Invoke(ctx, "say"), session.Note(text))
+			return runctx.Record(ctx, s, runctx.Invoke(ctx, "say"), session.Note(text))
 		})
 	}
 	in := session.FromUser("go")
@@ -114,7 +115,7 @@ func TestMapFansOutWithALimit(t *testing.T) {
 		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 		}
 		msgs := s.Transcript()
-		return agent.Record(ctx, s, agent.Invoke(ctx, "echo"), session.Note("saw "+msgs[len(msgs)-1].Content))
+		return runctx.Record(ctx, s, runctx.Invoke(ctx, "echo"), session.Note("saw "+msgs[len(msgs)-1].Content))
 	})
 	items := func(*session.Session) ([]string, error) { return []string{"a", "b", "c", "d", "e"}, nil }
 	out, err := flow.Run(ctx, nil, flow.Map(items, body, 2), session.FromUser("list"))
@@ -133,7 +134,7 @@ func TestLoopUntilTheValidatorApproves(t *testing.T) {
 	tries := 0
 	body := flow.Func(func(ctx context.Context, s *session.Session) (*session.Session, error) {
 		tries++
-		return agent.Record(ctx, s, agent.Invoke(ctx, "try"), session.Note(fmt.Sprint("attempt ", tries)))
+		return runctx.Record(ctx, s, runctx.Invoke(ctx, "try"), session.Note(fmt.Sprint("attempt ", tries)))
 	})
 	check := flow.Validate("third-time", func(_ context.Context, s *session.Session) (bool, string, error) {
 		n := notes(s)
@@ -326,7 +327,7 @@ func TestRunLabelsItsOutput(t *testing.T) {
 	}
 	defer st.Close()
 	in := session.FromUser("go")
-	lctx := flow.WithOutputLabels(ctx, map[string]string{"rath.workflow": "demo", agent.RunLabel: "forged"})
+	lctx := flow.WithOutputLabels(ctx, map[string]string{"rath.workflow": "demo", runctx.Label: "forged"})
 	out, err := flow.Run(lctx, st, say("done"), in)
 	if err != nil {
 		t.Fatal(err)
@@ -335,7 +336,7 @@ func TestRunLabelsItsOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Labels["rath.workflow"] != "demo" || info.Labels[agent.RunLabel] != string(in.ID()) {
-		t.Fatalf("output labels = %v, want rath.workflow=demo and %s=%s", info.Labels, agent.RunLabel, in.ID())
+	if info.Labels["rath.workflow"] != "demo" || info.Labels[runctx.Label] != string(in.ID()) {
+		t.Fatalf("output labels = %v, want rath.workflow=demo and %s=%s", info.Labels, runctx.Label, in.ID())
 	}
 }

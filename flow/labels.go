@@ -4,7 +4,7 @@ import (
 	"context"
 	"maps"
 
-	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/runctx"
 )
 
 type outputLabelsKey struct{}
@@ -19,10 +19,10 @@ func WithOutputLabels(ctx context.Context, labels map[string]string) context.Con
 // outputLabels are the labels Run gives the output of the run whose input
 // is in: its run label and ctx's.
 func outputLabels(ctx context.Context, in string) map[string]string {
-	out := map[string]string{agent.RunLabel: in}
+	out := map[string]string{runctx.Label: in}
 	if extra, ok := ctx.Value(outputLabelsKey{}).(map[string]string); ok {
 		for k, v := range extra {
-			if k != agent.RunLabel {
+			if k != runctx.Label {
 				out[k] = v
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 
 	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -60,20 +61,20 @@ func Call(ctx context.Context, seg string, m Module, s *session.Session) (*sessi
 	if m == nil {
 		return s, fmt.Errorf("%w: nil module at %q", ErrConfig, seg)
 	}
-	ctx = agent.WithPath(ctx, seg)
+	ctx = runctx.WithPath(ctx, seg)
 	out, err := m.Forward(ctx, s)
 	if out == nil {
 		return nil, err
 	}
-	out = out.Derive(agent.Path(ctx), nil)
+	out = out.Derive(runctx.Path(ctx), nil)
 	// With a store, every application is stored (its chunks are shared with
 	// the module's output), so the stored lineage shows the workflow. A run
 	// that stopped to go on later (its slice ended, a call awaits review)
 	// has no output yet.
-	if st := agent.RunStore(ctx); st != nil && !stopped(err) {
+	if st := runctx.Store(ctx); st != nil && !stopped(err) {
 		cerr := st.Commit(ctx, out, "")
 		if cerr == nil {
-			cerr = st.SetLabel(ctx, out.ID(), agent.RunLabel, string(agent.RunID(ctx)))
+			cerr = st.SetLabel(ctx, out.ID(), runctx.Label, string(runctx.ID(ctx)))
 		}
 		if cerr != nil {
 			err = errors.Join(err, fmt.Errorf("flow: commit %s: %w", out.ID(), cerr))
@@ -85,7 +86,7 @@ func Call(ctx context.Context, seg string, m Module, s *session.Session) (*sessi
 // Run runs m on in as one workflow run: with a store, in is committed
 // first (so the run can be resumed by its id) and the output after.
 func Run(ctx context.Context, st store.Store, m Module, in *session.Session) (*session.Session, error) {
-	ctx = agent.WithRun(ctx, in.ID(), st)
+	ctx = runctx.WithRun(ctx, in.ID(), st)
 	if st != nil {
 		if err := commitNew(ctx, st, in); err != nil {
 			return nil, err
@@ -107,7 +108,7 @@ func Run(ctx context.Context, st store.Store, m Module, in *session.Session) (*s
 // stopped reports whether err only stops a run that goes on later, from
 // its committed steps: its output so far is not an output.
 func stopped(err error) bool {
-	return errors.Is(err, agent.ErrYielded) || errors.Is(err, agent.ErrNeedsReview)
+	return errors.Is(err, runctx.ErrYielded) || errors.Is(err, agent.ErrNeedsReview)
 }
 
 // commitNew commits s unless the store holds it at this head already.

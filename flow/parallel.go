@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 )
@@ -142,8 +142,8 @@ func (m *Mapper) Forward(ctx context.Context, s *session.Session) (*session.Sess
 	}
 	return fanOut(ctx, s, segs, m.Limit, m.Sandboxes, m.Merge, "map", func(ctx context.Context, i int, f *session.Session) (*session.Session, error) {
 		seg := segs[i]
-		in := agent.WithPath(ctx, seg)
-		f, err := agent.Record(in, f, agent.Invoke(in, "map:item"), session.User(items[i]))
+		in := runctx.WithPath(ctx, seg)
+		f, err := runctx.Record(in, f, runctx.Invoke(in, "map:item"), session.User(items[i]))
 		if err != nil {
 			return f, err
 		}
@@ -153,12 +153,12 @@ func (m *Mapper) Forward(ctx context.Context, s *session.Session) (*session.Sess
 
 // forkWorkspace gives branch f of s its own copy of s's workspace. The
 // placement chunk the pool appends is recorded under the branch's node
-// (through agent.Record), so a replay serves it from the record.
+// (through runctx.Record), so a replay serves it from the record.
 func forkWorkspace(ctx context.Context, pool *sandbox.Pool, s, f *session.Session, seg string) (*session.Session, error) {
 	placed, err := pool.Fork(ctx, s, f, false)
 	if err != nil {
 		return f, err
 	}
-	bctx := agent.WithPath(ctx, seg)
-	return agent.Adopt(bctx, placed, f.Len(), agent.Invoke(bctx, "sandbox:fork"))
+	bctx := runctx.WithPath(ctx, seg)
+	return runctx.Adopt(bctx, placed, f.Len(), runctx.Invoke(bctx, "sandbox:fork"))
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/model"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 )
 
@@ -50,7 +50,7 @@ func (r *Router) Forward(ctx context.Context, s *session.Session) (*session.Sess
 	if len(r.Routes) == 0 || (r.Choose == nil && r.Model == nil) {
 		return s, fmt.Errorf("%w: selector %s needs routes and a Choose func or a Model", ErrConfig, r.Name)
 	}
-	node := agent.Invoke(ctx, "selector:"+r.Name)
+	node := runctx.Invoke(ctx, "selector:"+r.Name)
 	d := session.Decision{Selector: r.Name}
 	for _, rt := range r.Routes {
 		d.Candidates = append(d.Candidates, session.Candidate{Name: rt.Name, Description: rt.Description})
@@ -68,7 +68,7 @@ func (r *Router) Forward(ctx context.Context, s *session.Session) (*session.Sess
 	if !ok {
 		return s, fmt.Errorf("%w: selector %s chose %q, not one of %s", ErrNoRoute, r.Name, d.Choice, r.names())
 	}
-	if s, err = agent.Record(ctx, s, node, session.Of(&d)); err != nil {
+	if s, err = runctx.Record(ctx, s, node, session.Of(&d)); err != nil {
 		return s, err
 	}
 	if route.Module == nil {
@@ -118,7 +118,7 @@ func (r *Router) ask(ctx context.Context, s *session.Session, node string, d *se
 	msgs := append(s.Transcript(), session.Message{Role: session.RoleUser, Content: sb.String()})
 	req := &model.Request{Messages: msgs, Params: model.Params{ResponseSchema: json.RawMessage(choiceSchema), ResponseSchemaName: "route"}}
 	var rec *session.ModelCall
-	if p := agent.PlayerFrom(ctx); p != nil {
+	if p := runctx.PlayerFrom(ctx); p != nil {
 		var err error
 		if rec, err = p.Model(node, req); err != nil {
 			return s, err
@@ -131,7 +131,7 @@ func (r *Router) ask(ctx context.Context, s *session.Session, node string, d *se
 		}
 		rec = new(resp.Record(req, r.Model.Name(), false))
 	}
-	s, err := agent.Record(ctx, s, node, session.Of(rec))
+	s, err := runctx.Record(ctx, s, node, session.Of(rec))
 	if err != nil {
 		return s, err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 )
 
@@ -34,8 +34,8 @@ func (v *Validator) Forward(ctx context.Context, s *session.Session) (*session.S
 	if !ok {
 		verdict = session.VerdictRejected
 	}
-	node := agent.Invoke(ctx, "validator:"+v.Name)
-	s, err = agent.Record(ctx, s, node, session.Of(&session.Approval{Subject: "validator " + v.Name, Verdict: verdict,
+	node := runctx.Invoke(ctx, "validator:"+v.Name)
+	s, err = runctx.Record(ctx, s, node, session.Of(&session.Approval{Subject: "validator " + v.Name, Verdict: verdict,
 		By: "validator:" + v.Name, Reason: reason}).WithTier(session.TierDurable))
 	if err != nil {
 		return s, err
@@ -60,7 +60,7 @@ func Approval(name, subject string) *Gate { return &Gate{Name: name, Subject: su
 
 // Forward implements Module.
 func (g *Gate) Forward(ctx context.Context, s *session.Session) (*session.Session, error) {
-	node := agent.Invoke(ctx, "approval:"+g.Name)
+	node := runctx.Invoke(ctx, "approval:"+g.Name)
 	for i := s.Len() - 1; i >= 0; i-- {
 		c := s.Chunk(i)
 		if c.Approval == nil || c.Node != node {
@@ -75,15 +75,15 @@ func (g *Gate) Forward(ctx context.Context, s *session.Session) (*session.Sessio
 			return s, fmt.Errorf("%w: %s waits for a verdict on %q", ErrPaused, node, g.Subject)
 		}
 	}
-	s, err := agent.Record(ctx, s, node, session.Of(&session.Approval{Subject: g.Subject, Verdict: session.VerdictRequested}).WithTier(session.TierDurable))
+	s, err := runctx.Record(ctx, s, node, session.Of(&session.Approval{Subject: g.Subject, Verdict: session.VerdictRequested}).WithTier(session.TierDurable))
 	if err != nil {
 		return s, err
 	}
 	// A resumed run finds the verdict given meanwhile in the record.
-	if p := agent.PlayerFrom(ctx); p != nil {
+	if p := runctx.PlayerFrom(ctx); p != nil {
 		if c, ok := p.Peek(node); ok && c.Approval != nil && c.Approval.Verdict != session.VerdictRequested {
 			c.ID, c.Parent = "", ""
-			if s, err = agent.Record(ctx, s, node, c); err != nil {
+			if s, err = runctx.Record(ctx, s, node, c); err != nil {
 				return s, err
 			}
 			if c.Approval.Verdict == session.VerdictApproved {

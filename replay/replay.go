@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/flow"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -48,7 +48,7 @@ func InputOf(recorded *session.Session) int {
 // Nothing is called live: a replay needs neither network nor keys. Agents
 // with a store commit their replayed sessions as new sessions (modules
 // such as approval gates read them back); wrap ctx with
-// agent.WithoutStore to leave the store untouched.
+// runctx.WithoutStore to leave the store untouched.
 func Run(ctx context.Context, m flow.Module, recorded *session.Session, opts ...Option) (*session.Session, error) {
 	o := options{input: -1}
 	for _, f := range opts {
@@ -64,7 +64,7 @@ func Run(ctx context.Context, m flow.Module, recorded *session.Session, opts ...
 	}
 	t := newTape(recorded, recorded)
 	t.tools = o.tools
-	ctx = agent.WithPlayer(agent.NewRun(ctx), t)
+	ctx = runctx.WithPlayer(runctx.NewRun(ctx), t)
 	out, err := m.Forward(ctx, in)
 	var d *Divergence
 	if errors.As(err, &d) {
@@ -78,7 +78,7 @@ func Run(ctx context.Context, m flow.Module, recorded *session.Session, opts ...
 
 // Resume continues the run whose input session is runID, after a crash,
 // from what the store holds: every session derived from the input or
-// labelled with the run (agent.RunLabel: the agents' sessions, committed
+// labelled with the run (runctx.Label: the agents' sessions, committed
 // step by step, and the run's output). The recorded prefix
 // is replayed and the rest runs live. A tool call the record shows made
 // but not finished runs again if the tool is idempotent; otherwise the
@@ -94,7 +94,7 @@ func Resume(ctx context.Context, m flow.Module, st store.Store, runID session.ID
 	if err != nil {
 		return nil, fmt.Errorf("replay: resume %s: %w", runID, err)
 	}
-	labelled, err := st.List(ctx, store.Filter{Labels: map[string]string{agent.RunLabel: string(runID)}})
+	labelled, err := st.List(ctx, store.Filter{Labels: map[string]string{runctx.Label: string(runID)}})
 	if err != nil {
 		return nil, fmt.Errorf("replay: resume %s: %w", runID, err)
 	}
@@ -113,7 +113,7 @@ func Resume(ctx context.Context, m flow.Module, st store.Store, runID session.ID
 	}
 	t := newTape(nil, sessions...)
 	t.live = true
-	ctx = agent.WithPlayer(ctx, t)
+	ctx = runctx.WithPlayer(ctx, t)
 	return flow.Run(ctx, st, m, in)
 }
 
@@ -146,6 +146,6 @@ func Fork(ctx context.Context, m flow.Module, recorded *session.Session, n int, 
 	}
 	t := newTape(prefix, prefix)
 	t.live = true
-	ctx = agent.WithPlayer(agent.NewRun(ctx), t)
+	ctx = runctx.WithPlayer(runctx.NewRun(ctx), t)
 	return m.Forward(ctx, input)
 }

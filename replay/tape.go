@@ -6,12 +6,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/model"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 )
 
-// tape is a record indexed by node: the agent.Player of a replay. The
+// tape is a record indexed by node: the runctx.Player of a replay. The
 // node map is read-only once built; each track has its own lock (a node's
 // calls come from one goroutine, but nothing relies on that).
 type tape struct {
@@ -118,7 +118,7 @@ func (t *tape) same(tr *track, i int, c session.Chunk) bool {
 	return tr.digestAt(i) == digest(c)
 }
 
-// Append implements agent.Player. A replayed chunk is appended with its
+// Append implements runctx.Player. A replayed chunk is appended with its
 // recorded time; when the new head's id is the recorded chunk's, content
 // and chain both match (one seal a chunk). Otherwise the contents are
 // compared (the chain may differ where the record was merged).
@@ -195,7 +195,7 @@ func sameOutcome(a, b *session.ToolResult) bool {
 		(a.Error == nil || a.Error.Kind == b.Error.Kind)
 }
 
-// Model implements agent.Player.
+// Model implements runctx.Player.
 func (t *tape) Model(node string, req *model.Request) (*session.ModelCall, error) {
 	tr := t.nodes[node]
 	if tr != nil {
@@ -223,7 +223,7 @@ func (t *tape) Model(node string, req *model.Request) (*session.ModelCall, error
 	return &mc, nil
 }
 
-// Tool implements agent.Player.
+// Tool implements runctx.Player.
 func (t *tape) Tool(node string, call session.ToolCall) (*session.ToolResult, bool) {
 	tr := t.nodes[node]
 	if tr == nil {
@@ -254,7 +254,7 @@ func (t *tape) Tool(node string, call session.ToolCall) (*session.ToolResult, bo
 	return nil, false
 }
 
-// Peek implements agent.Player.
+// Peek implements runctx.Player.
 func (t *tape) Peek(node string) (session.Chunk, bool) {
 	tr := t.nodes[node]
 	if tr == nil {
@@ -323,4 +323,4 @@ func writeMessage(sb *strings.Builder, m session.Message) {
 	}
 }
 
-var _ agent.Player = (*tape)(nil)
+var _ runctx.Player = (*tape)(nil)

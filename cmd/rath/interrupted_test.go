@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/openrath/rath"
-	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/internal/pgtest"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -195,7 +195,7 @@ func runs(infos map[session.ID]store.Info) map[session.ID]store.Info {
 func (c *built) checkFinished(run, out session.ID) int {
 	c.t.Helper()
 	info, chunks := c.show(out)
-	if info.Status != store.StatusClosed || info.Labels[agent.RunLabel] != string(run) {
+	if info.Status != store.StatusClosed || info.Labels[runctx.Label] != string(run) {
 		c.t.Fatalf("output %s of run %s: %+v", out, run, info)
 	}
 	c.ok("verify", string(out))
@@ -235,7 +235,7 @@ func (c *built) checkFinished(run, out session.ID) int {
 // outputOf finds the output of a finished run in a listing.
 func outputOf(infos map[session.ID]store.Info, run session.ID) session.ID {
 	for id, i := range infos {
-		if i.Labels[agent.RunLabel] == string(run) && i.Labels[rath.WorkflowLabel] == "cluster" && i.Status == store.StatusClosed {
+		if i.Labels[runctx.Label] == string(run) && i.Labels[rath.WorkflowLabel] == "cluster" && i.Status == store.StatusClosed {
 			return id
 		}
 	}

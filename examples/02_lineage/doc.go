@@ -13,7 +13,7 @@
 // second branch's re-chained after them — each gets a new id and keeps its
 // old one as Origin. The merged session's lineage names both branches
 // (kind "merge") and says how many chunks were shared and added on each
-// side; a note records that, through agent.Record so a replay reproduces
+// side; a note records that, through runctx.Record so a replay reproduces
 // it.
 //
 // Detach copies the merged session into an independent history: the same

@@ -9,6 +9,7 @@ import (
 	"github.com/openrath/rath/examples/internal/exmodel"
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/model/scripted"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -71,14 +72,14 @@ func (w *workflow) run(ctx context.Context, in *session.Session) (*session.Sessi
 	// Fork: one branch per option, each with its own prompt.
 	outs := make([]*session.Session, len(Options))
 	for i, o := range Options {
-		f, err := agent.Record(ctx, in.Fork(), agent.Invoke(ctx, "lineage:option"), session.User(o.Prompt))
+		f, err := runctx.Record(ctx, in.Fork(), runctx.Invoke(ctx, "lineage:option"), session.User(o.Prompt))
 		if err != nil {
 			return in, err
 		}
 		if err := w.commit(ctx, f); err != nil {
 			return in, err
 		}
-		if outs[i], err = w.proposer.Forward(agent.WithPath(ctx, o.Name), f); err != nil {
+		if outs[i], err = w.proposer.Forward(runctx.WithPath(ctx, o.Name), f); err != nil {
 			return in, fmt.Errorf("lineage: branch %s: %w", o.Name, err)
 		}
 	}
@@ -89,7 +90,7 @@ func (w *workflow) run(ctx context.Context, in *session.Session) (*session.Sessi
 		return in, fmt.Errorf("lineage: merge the branches: %w", err)
 	}
 	x := merged.Lineage().Extras
-	merged, err = agent.Record(ctx, merged, agent.Invoke(ctx, "lineage:note"), session.Note(fmt.Sprintf(
+	merged, err = runctx.Record(ctx, merged, runctx.Invoke(ctx, "lineage:note"), session.Note(fmt.Sprintf(
 		"Merged the two proposals: %s chunk(s) shared and kept once, %s from the %s branch as they were, %s from the %s branch re-chained after them.",
 		x["common_prefix"], x["ours"], Options[0].Name, x["theirs"], Options[1].Name)))
 	if err != nil {
@@ -104,7 +105,7 @@ func (w *workflow) run(ctx context.Context, in *session.Session) (*session.Sessi
 	if err := w.commit(ctx, copied); err != nil {
 		return in, err
 	}
-	reviewed, err := w.reviewer.Forward(agent.WithPath(ctx, "review"), copied)
+	reviewed, err := w.reviewer.Forward(runctx.WithPath(ctx, "review"), copied)
 	if err != nil {
 		return in, fmt.Errorf("lineage: review: %w", err)
 	}
@@ -116,7 +117,7 @@ func (w *workflow) run(ctx context.Context, in *session.Session) (*session.Sessi
 		return in, fmt.Errorf("lineage: merge the review: %w", err)
 	}
 	x = out.Lineage().Extras
-	return agent.Record(ctx, out, agent.Invoke(ctx, "lineage:note"), session.Note(fmt.Sprintf(
+	return runctx.Record(ctx, out, runctx.Invoke(ctx, "lineage:note"), session.Note(fmt.Sprintf(
 		"Merged the review of a detached copy back: %s chunk(s) in common, %s new from the review, none re-chained.",
 		x["common_prefix"], x["theirs"])))
 }

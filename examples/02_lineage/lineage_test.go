@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/openrath/rath"
-	"github.com/openrath/rath/agent"
 	lineage "github.com/openrath/rath/examples/02_lineage"
 	"github.com/openrath/rath/export"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 )
 
@@ -40,7 +40,7 @@ func TestLineage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	input := session.ID(info.Labels[agent.RunLabel])
+	input := session.ID(info.Labels[runctx.Label])
 
 	// The output: the merged proposals merged with the review.
 	top := out.Lineage()

@@ -11,6 +11,7 @@ import (
 	"github.com/openrath/rath/examples/internal/exmodel"
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/model/scripted"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/tool"
@@ -72,16 +73,16 @@ func build(ctx context.Context, rt *rath.Runtime) (flow.Module, *session.Session
 // there, or records why the backend was skipped.
 func stage(backend string, worker *agent.Agent, fk *fakes) flow.Module {
 	return flow.Func(func(ctx context.Context, s *session.Session) (*session.Session, error) {
-		node := agent.Invoke(ctx, "place")
+		node := runctx.Invoke(ctx, "place")
 		err := fk.reach(ctx, backend)
 		if err == nil {
 			err = usable(ctx, backend)
 		}
 		if err != nil {
 			fmt.Fprintf(Log, "placement: skipping %s: %v\n", backend, err)
-			return agent.Record(ctx, s, node, session.Note(fmt.Sprintf(skipped, backend)+err.Error()))
+			return runctx.Record(ctx, s, node, session.Note(fmt.Sprintf(skipped, backend)+err.Error()))
 		}
-		s, err = agent.Record(ctx, s, node,
+		s, err = runctx.Record(ctx, s, node,
 			session.Of(&session.Placement{Backend: backend}),
 			session.User(fmt.Sprintf(Prompt, backend)))
 		if err != nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 )
 
@@ -75,5 +75,5 @@ func report(ctx context.Context, s *session.Session) (*session.Session, error) {
 		fmt.Fprintf(&b, "\n- %s: sandbox %s%s, working directory %s, files: %s",
 			st.Backend, st.Sandbox, where, st.Dir, strings.Join(st.Files, ", "))
 	}
-	return agent.Record(ctx, s, agent.Invoke(ctx, "report"), session.Note(b.String()))
+	return runctx.Record(ctx, s, runctx.Invoke(ctx, "report"), session.Note(b.String()))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/examples/internal/exmodel"
 	"github.com/openrath/rath/flow"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/tool"
 )
@@ -99,7 +100,7 @@ func stream(ctx context.Context, a *agent.Agent, in *session.Session) (*session.
 			fmt.Fprintln(Out, "[done]")
 		}
 	}
-	return agent.Record(ctx, out, agent.Invoke(ctx, "streaming:summary"), session.Note(summary(steps, commits, out.Usage())))
+	return runctx.Record(ctx, out, runctx.Invoke(ctx, "streaming:summary"), session.Note(summary(steps, commits, out.Usage())))
 }
 
 // summary describes the steps: usage, cost and calls of each, and the

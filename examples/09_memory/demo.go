@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/model"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -36,7 +36,7 @@ func (d *demo) Forward(ctx context.Context, in *session.Session) (*session.Sessi
 		return in, err
 	}
 	// 1. Learn: the builder checks the correction; its rule is remembered.
-	learn := agent.WithPath(ctx, "learn")
+	learn := runctx.WithPath(ctx, "learn")
 	run1, err := builder.Forward(learn, in)
 	if err != nil {
 		return run1, err
@@ -45,7 +45,7 @@ func (d *demo) Forward(ctx context.Context, in *session.Session) (*session.Sessi
 		return run1, err
 	}
 	// 2. Recall: a new conversation; the helper recalls before its first step.
-	run2, err := helper.Forward(agent.WithPath(ctx, "recall"), conversation(in))
+	run2, err := helper.Forward(runctx.WithPath(ctx, "recall"), conversation(in))
 	if err != nil {
 		return run1, err
 	}
@@ -63,7 +63,7 @@ func (d *demo) Forward(ctx context.Context, in *session.Session) (*session.Sessi
 		return run1, err
 	}
 	// 5. The same question, after the rollback.
-	run3, err := helper.Forward(agent.WithPath(ctx, "after-rollback"), conversation(in))
+	run3, err := helper.Forward(runctx.WithPath(ctx, "after-rollback"), conversation(in))
 	if err != nil {
 		return run1, err
 	}
@@ -71,7 +71,7 @@ func (d *demo) Forward(ctx context.Context, in *session.Session) (*session.Sessi
 	if err != nil {
 		return run1, err
 	}
-	return agent.Record(ctx, out, agent.Invoke(ctx, "report"),
+	return runctx.Record(ctx, out, runctx.Invoke(ctx, "report"),
 		session.Note(learned(run1, uri.String())),
 		session.Note(recalled(2, "a new conversation", run2)),
 		session.Note(explained(why)),
@@ -142,14 +142,14 @@ func (d *demo) rollback(ctx context.Context, run *session.Session) (*session.Ses
 }
 
 // record does a memory operation through run, re-appends the chunk it
-// recorded under this step's node (through agent.Record, so that a replay
+// recorded under this step's node (through runctx.Record, so that a replay
 // checks it), and commits run over its stored head. Under a replay whose
 // record holds the operation, the recorded chunk is served and memory is
 // left alone: memory may have changed since (this example's rollback
 // changes it), and the record says what the run did.
 func (d *demo) record(ctx context.Context, run *session.Session, step string, op session.MemoryOp, do func() (*session.Session, error)) (*session.Session, error) {
-	node := agent.Invoke(ctx, step)
-	out, served, err := agent.Served(ctx, run, node, func(c session.Chunk) bool { return c.Memory != nil && c.Memory.Op == op })
+	node := runctx.Invoke(ctx, step)
+	out, served, err := runctx.Served(ctx, run, node, func(c session.Chunk) bool { return c.Memory != nil && c.Memory.Op == op })
 	if err != nil {
 		return run, err
 	}
@@ -158,7 +158,7 @@ func (d *demo) record(ctx context.Context, run *session.Session, step string, op
 		if err != nil {
 			return run, fmt.Errorf("memory example: %s: %w", step, err)
 		}
-		if out, err = agent.Adopt(ctx, w, run.Len(), node); err != nil {
+		if out, err = runctx.Adopt(ctx, w, run.Len(), node); err != nil {
 			return run, err
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 )
 
@@ -72,7 +72,7 @@ func compare(ctx context.Context, s *session.Session) (*session.Session, error) 
 		sb.WriteString(".")
 	}
 	fmt.Fprintf(&sb, " Together: %d tokens, %s (the merged session's usage).", s.Usage().Total(), cost(s.Usage()))
-	return agent.Record(ctx, s, agent.Invoke(ctx, "compare"), session.Note(sb.String()))
+	return runctx.Record(ctx, s, runctx.Invoke(ctx, "compare"), session.Note(sb.String()))
 }
 
 func cost(u session.Usage) string {

@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/openrath/rath"
-	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 
-	"github.com/openrath/rath/examples/10_providers"
+	providers "github.com/openrath/rath/examples/10_providers"
 )
 
 func TestProviders(t *testing.T) {
@@ -72,7 +72,7 @@ func TestProviders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := rt.Store.List(ctx, store.Filter{Labels: map[string]string{agent.RunLabel: info.Labels[agent.RunLabel]}})
+	runs, err := rt.Store.List(ctx, store.Filter{Labels: map[string]string{runctx.Label: info.Labels[runctx.Label]}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/replay"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -42,7 +42,7 @@ func (d *demo) Forward(ctx context.Context, in *session.Session) (*session.Sessi
 	// The replays below are checks, not parts of this run: they run outside
 	// it (no run store, so nothing they derive is committed as this run's),
 	// under the recorded run's path.
-	at := agent.WithPath(agent.WithRun(ctx, "", nil), seg)
+	at := runctx.WithPath(runctx.WithRun(ctx, "", nil), seg)
 	same, err := d.same(at, rec)
 	if err != nil {
 		return rec, err
@@ -55,14 +55,14 @@ func (d *demo) Forward(ctx context.Context, in *session.Session) (*session.Sessi
 	if err != nil {
 		return rec, err
 	}
-	out, err := agent.Record(ctx, rec, agent.Invoke(ctx, "same-code"), session.Note(same))
+	out, err := runctx.Record(ctx, rec, runctx.Invoke(ctx, "same-code"), session.Note(same))
 	if err != nil {
 		return rec, err
 	}
-	if out, err = agent.Record(ctx, out, agent.Invoke(ctx, "changed-code"), session.Note(changed)); err != nil {
+	if out, err = runctx.Record(ctx, out, runctx.Invoke(ctx, "changed-code"), session.Note(changed)); err != nil {
 		return rec, err
 	}
-	return agent.Record(ctx, out, agent.Invoke(ctx, "fork"), session.Note(forked))
+	return runctx.Record(ctx, out, runctx.Invoke(ctx, "fork"), session.Note(forked))
 }
 
 // same replays the record with the same code, whose models refuse to be

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -26,7 +27,7 @@ func (g *gate) Forward(ctx context.Context, s *session.Session) (*session.Sessio
 		return out, err
 	}
 	if err == nil { // possible live: the model finished without a command
-		return agent.Record(ctx, out, agent.Invoke(ctx, "approval"), session.Note("The agent finished without asking to run a command: no approval was needed."))
+		return runctx.Record(ctx, out, runctx.Invoke(ctx, "approval"), session.Note("The agent finished without asking to run a command: no approval was needed."))
 	}
 	// The paused run is durable: its status and its requests are in the
 	// store. A reviewer would load it from there, maybe days later.
@@ -55,5 +56,5 @@ func (g *gate) Forward(ctx context.Context, s *session.Session) (*session.Sessio
 	note := fmt.Sprintf("The agent asked for approval of %s; the run paused (store status %q) and returned agent.ErrPaused. "+
 		"`rath run` has no one to ask, so the example %s it automatically as %q, and agent.Resume continued the run.",
 		strings.Join(asked, "; "), info.Status, given, g.verdict.By)
-	return agent.Record(ctx, res, agent.Invoke(ctx, "approval"), session.Note(note))
+	return runctx.Record(ctx, res, runctx.Invoke(ctx, "approval"), session.Note(note))
 }

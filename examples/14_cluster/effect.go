@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/tool"
 )
@@ -32,10 +32,10 @@ func record(ctx context.Context, log string, env tool.Env, in effectArgs, cfg Co
 	if p := os.Getenv("RATH_ATTEMPT_LOG"); p != "" {
 		start := time.Now().UnixNano()
 		defer func() {
-			_ = appendLine(p, fmt.Sprintf("%s %d %d %d %d", agent.RunID(ctx), in.N, os.Getpid(), start, time.Now().UnixNano()))
+			_ = appendLine(p, fmt.Sprintf("%s %d %d %d %d", runctx.ID(ctx), in.N, os.Getpid(), start, time.Now().UnixNano()))
 		}()
 	}
-	already, err := write(log, env.IdempotencyKey, fmt.Sprintf("%s %s %d", env.IdempotencyKey, agent.RunID(ctx), in.N), cfg.Idempotent)
+	already, err := write(log, env.IdempotencyKey, fmt.Sprintf("%s %s %d", env.IdempotencyKey, runctx.ID(ctx), in.N), cfg.Idempotent)
 	if err != nil {
 		return "", err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 )
@@ -46,7 +47,7 @@ func (a *Attempts) Forward(ctx context.Context, in *session.Session) (*session.S
 	var tried []*session.Session
 	feedback := ""
 	for i := 1; i <= max(a.Max, 1); i++ {
-		out, err := a.attempt(agent.WithPath(ctx, "attempt-"+strconv.Itoa(i)), in, i, feedback)
+		out, err := a.attempt(runctx.WithPath(ctx, "attempt-"+strconv.Itoa(i)), in, i, feedback)
 		if out != nil {
 			tried = append(tried, out)
 		}
@@ -94,7 +95,7 @@ func (a *Attempts) attempt(ctx context.Context, in *session.Session, i int, feed
 // rejected attempt if any, and stores the fork, the branch point.
 func (a *Attempts) fork(ctx context.Context, in *session.Session, feedback string) (*session.Session, error) {
 	f := in.Fork()
-	node := agent.Invoke(ctx, "fork")
+	node := runctx.Invoke(ctx, "fork")
 	s, ok, err := replayed(ctx, f, node)
 	if err != nil {
 		return nil, err
@@ -103,12 +104,12 @@ func (a *Attempts) fork(ctx context.Context, in *session.Session, feedback strin
 		if s, err = a.sandboxes.Fork(ctx, in, f, false); err != nil {
 			return nil, fmt.Errorf("engineering: fork the workspace: %w", err)
 		}
-		if s, err = agent.Adopt(ctx, s, f.Len(), node); err != nil {
+		if s, err = runctx.Adopt(ctx, s, f.Len(), node); err != nil {
 			return nil, err
 		}
 	}
 	if feedback != "" {
-		if s, err = agent.Record(ctx, s, agent.Invoke(ctx, "feedback"), session.User(feedback)); err != nil {
+		if s, err = runctx.Record(ctx, s, runctx.Invoke(ctx, "feedback"), session.User(feedback)); err != nil {
 			return nil, err
 		}
 	}
@@ -119,7 +120,7 @@ func (a *Attempts) fork(ctx context.Context, in *session.Session, feedback strin
 // chunk start on) to memory, with the patch's and the failing test run's
 // tool_result chunks as its evidence.
 func (a *Attempts) remember(ctx context.Context, s *session.Session, start int) (*session.Session, error) {
-	node := agent.Invoke(ctx, "remember")
+	node := runctx.Invoke(ctx, "remember")
 	if s, ok, err := replayed(ctx, s, node); ok || err != nil {
 		return s, err
 	}
@@ -158,7 +159,7 @@ func (a *Attempts) remember(ctx context.Context, s *session.Session, start int) 
 	if err != nil {
 		return s, fmt.Errorf("engineering: remember the failure: %w", err)
 	}
-	return agent.Adopt(ctx, s, n, node)
+	return runctx.Adopt(ctx, s, n, node)
 }
 
 // failureName names a failure after its test run's chunk id.

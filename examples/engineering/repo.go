@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/openrath/rath/agent"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 )
@@ -62,7 +62,7 @@ type Checkout struct {
 
 // Forward implements flow.Module.
 func (c *Checkout) Forward(ctx context.Context, s *session.Session) (*session.Session, error) {
-	node := agent.Invoke(ctx, "checkout")
+	node := runctx.Invoke(ctx, "checkout")
 	if s, ok, err := replayed(ctx, s, node); ok || err != nil {
 		return s, err
 	}
@@ -72,7 +72,7 @@ func (c *Checkout) Forward(ctx context.Context, s *session.Session) (*session.Se
 		return s, fmt.Errorf("engineering: checkout: %w", err)
 	}
 	defer lease.Release()
-	if s, err = agent.Adopt(ctx, s, n, node); err != nil {
+	if s, err = runctx.Adopt(ctx, s, n, node); err != nil {
 		return s, err
 	}
 	files, err := RepoFiles()
@@ -106,12 +106,12 @@ func (c *Checkout) Forward(ctx context.Context, s *session.Session) (*session.Se
 	note := fmt.Sprintf("The workspace is a checkout of the wordcount repository (%s). %s is on PATH; "+
 		"`go test ./...` runs offline there (GOTOOLCHAIN=local, GOPROXY=off, GOFLAGS=-count=1).%s",
 		strings.Join(names, ", "), version, tooling)
-	return agent.Record(ctx, s, node, session.Note(note))
+	return runctx.Record(ctx, s, node, session.Note(note))
 }
 
 // replayed serves node's chunks from the record when the run is a replay
 // (or a resume) whose record has them, and reports whether it did: a
 // replay neither opens sandboxes nor writes memory again.
 func replayed(ctx context.Context, s *session.Session, node string) (*session.Session, bool, error) {
-	return agent.Served(ctx, s, node, func(session.Chunk) bool { return true })
+	return runctx.Served(ctx, s, node, func(session.Chunk) bool { return true })
 }

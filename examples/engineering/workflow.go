@@ -10,6 +10,7 @@ import (
 	"github.com/openrath/rath/examples/internal/exmodel"
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/model"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/tool"
 	"github.com/openrath/rath/tool/builtin"
@@ -89,24 +90,24 @@ func newWorkflow(ctx context.Context, rt *rath.Runtime, gobin string) (*Workflow
 // (checkout, research, fix) and what it adds is stored, so that the
 // lineage graph links every branch to the run's input.
 func (w *Workflow) Forward(ctx context.Context, s *session.Session) (*session.Session, error) {
-	s, err := w.Checkout.Forward(agent.WithPath(ctx, "checkout"), s)
+	s, err := w.Checkout.Forward(runctx.WithPath(ctx, "checkout"), s)
 	if err == nil {
 		err = commit(ctx, s)
 	}
 	if err != nil {
 		return s, err
 	}
-	if s, err = w.Research.Forward(agent.WithPath(ctx, "research"), s); err != nil {
+	if s, err = w.Research.Forward(runctx.WithPath(ctx, "research"), s); err != nil {
 		return s, err
 	}
-	return w.Fix.Forward(agent.WithPath(ctx, "fix"), s)
+	return w.Fix.Forward(runctx.WithPath(ctx, "fix"), s)
 }
 
-// commit stores s at its head in the run's store (agent.RunStore; a
+// commit stores s at its head in the run's store (runctx.Store; a
 // replay has none) unless it is there already, and labels a session new to
 // the store with the run it belongs to.
 func commit(ctx context.Context, s *session.Session) error {
-	st := agent.RunStore(ctx)
+	st := runctx.Store(ctx)
 	if st == nil {
 		return nil
 	}
@@ -122,7 +123,7 @@ func commit(ctx context.Context, s *session.Session) error {
 		return fmt.Errorf("engineering: commit %s: %w", s.ID(), err)
 	}
 	if prev == "" {
-		if err := st.SetLabel(ctx, s.ID(), agent.RunLabel, string(agent.RunID(ctx))); err != nil {
+		if err := st.SetLabel(ctx, s.ID(), runctx.Label, string(runctx.ID(ctx))); err != nil {
 			return fmt.Errorf("engineering: label %s: %w", s.ID(), err)
 		}
 	}
@@ -131,7 +132,7 @@ func commit(ctx context.Context, s *session.Session) error {
 
 // label sets labels on a stored session of the run.
 func label(ctx context.Context, id session.ID, labels map[string]string) error {
-	st := agent.RunStore(ctx)
+	st := runctx.Store(ctx)
 	if st == nil {
 		return nil
 	}

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/openrath/rath"
-	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/export"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 	"github.com/openrath/rath/tool"
@@ -196,7 +196,7 @@ func read[Out any](st store.Store, name, desc string, fn func(context.Context, s
 }
 
 func overview(ctx context.Context, st store.Store, info store.Info, s *session.Session) (Overview, error) {
-	o := Overview{RunID: info.ID, Workflow: info.Labels[rath.WorkflowLabel], Input: session.ID(info.Labels[agent.RunLabel]),
+	o := Overview{RunID: info.ID, Workflow: info.Labels[rath.WorkflowLabel], Input: session.ID(info.Labels[runctx.Label]),
 		Status: string(info.Status), Chunks: s.Len(), ByKind: map[string]int{}, Usage: s.Usage(),
 		Created: info.Created.UTC(), Updated: info.Updated.UTC(), Verified: "ok"}
 	for _, c := range s.All() {
@@ -221,8 +221,8 @@ func graph(ctx context.Context, st store.Store, info store.Info, _ *session.Sess
 	for _, n := range g.Nodes {
 		out.Nodes = append(out.Nodes, GraphNode{ID: n.ID, Op: n.Op, Status: n.Status, Len: n.Len})
 	}
-	if run := info.Labels[agent.RunLabel]; run != "" {
-		infos, err := st.List(ctx, store.Filter{Labels: map[string]string{agent.RunLabel: run}})
+	if run := info.Labels[runctx.Label]; run != "" {
+		infos, err := st.List(ctx, store.Filter{Labels: map[string]string{runctx.Label: run}})
 		if err != nil {
 			return Graph{}, err
 		}

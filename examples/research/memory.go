@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -79,9 +79,9 @@ func approvalOf(s *session.Session, b Result) (session.ChunkID, bool) {
 // recall names) is in the store. Under replay the recorded chunk is served
 // instead of asking memory again: memory has moved on since.
 func memoryStep(ctx context.Context, st store.Store, s *session.Session, base string, op func(*session.Session) (*session.Session, error)) (*session.Session, error) {
-	node := agent.Invoke(ctx, base)
+	node := runctx.Invoke(ctx, base)
 	s = s.Derive(node, nil)
-	if s, served, err := agent.Served(ctx, s, node, func(c session.Chunk) bool { return c.Memory != nil }); served || err != nil {
+	if s, served, err := runctx.Served(ctx, s, node, func(c session.Chunk) bool { return c.Memory != nil }); served || err != nil {
 		return s, err
 	}
 	n := s.Len()
@@ -89,7 +89,7 @@ func memoryStep(ctx context.Context, st store.Store, s *session.Session, base st
 	if err != nil {
 		return s, fmt.Errorf("research: %s: %w", base, err)
 	}
-	if s, err = agent.Adopt(ctx, done, n, node); err != nil {
+	if s, err = runctx.Adopt(ctx, done, n, node); err != nil {
 		return s, err
 	}
 	if st == nil {
@@ -98,8 +98,8 @@ func memoryStep(ctx context.Context, st store.Store, s *session.Session, base st
 	if err := st.Commit(ctx, s, ""); err != nil {
 		return s, fmt.Errorf("research: commit %s: %w", node, err)
 	}
-	if id := agent.RunID(ctx); id != "" {
-		if err := st.SetLabel(ctx, s.ID(), agent.RunLabel, string(id)); err != nil {
+	if id := runctx.ID(ctx); id != "" {
+		if err := st.SetLabel(ctx, s.ID(), runctx.Label, string(id)); err != nil {
 			return s, fmt.Errorf("research: label %s: %w", node, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/flow"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 )
 
@@ -179,7 +180,7 @@ func (a *Attempt) Forward(ctx context.Context, s *session.Session) (*session.Ses
 	if err != nil {
 		return s, err
 	}
-	s, err = agent.Record(ctx, s, agent.Invoke(ctx, "brief"), session.User(brief))
+	s, err = runctx.Record(ctx, s, runctx.Invoke(ctx, "brief"), session.User(brief))
 	if err != nil {
 		return s, err
 	}

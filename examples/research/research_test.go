@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/openrath/rath"
-	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/examples/research"
 	"github.com/openrath/rath/export"
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -150,7 +150,7 @@ func TestResearchRecallsWhatItLearnt(t *testing.T) {
 	}
 	w := ex.Writes[0]
 	info, err := rt.Store.Info(ctx, w.Writer)
-	if err != nil || info.Labels[agent.RunLabel] != firstRun(t, rt, first) {
+	if err != nil || info.Labels[runctx.Label] != firstRun(t, rt, first) {
 		t.Fatalf("writer %s: %+v, %v", w.Writer, info, err)
 	}
 	if len(w.Evidence) != 2 || w.Evidence[0].ToolResult == nil || !strings.Contains(w.Evidence[0].ToolResult.Content, "val_accuracy=0.9500") {
@@ -171,7 +171,7 @@ func firstRun(t *testing.T, rt *rath.Runtime, out *session.Session) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return info.Labels[agent.RunLabel]
+	return info.Labels[runctx.Label]
 }
 
 func readDossier(t *testing.T, dir, index string) export.DossierData {

@@ -1,4 +1,4 @@
-package agent
+package runctx
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 // (WithSlice). Everything it did is committed and nothing was recorded
 // about the stop: replay.Resume continues the run, here or on another
 // process, from where it stopped.
-var ErrYielded = errors.New("agent: slice ended; the run continues from its last committed step")
+var ErrYielded = errors.New("run slice ended; the run continues from its last committed step")
 
 type sliceKey struct{}
 
@@ -22,11 +22,8 @@ func WithSlice(ctx context.Context, more func() bool) context.Context {
 	return context.WithValue(ctx, sliceKey{}, more)
 }
 
-// sliceOver reports whether ctx's slice has ended.
-func sliceOver(ctx context.Context) bool {
+// SliceOver reports whether ctx's slice has ended (asking its more).
+func SliceOver(ctx context.Context) bool {
 	more, _ := ctx.Value(sliceKey{}).(func() bool)
 	return more != nil && !more()
 }
-
-// Yielded reports whether err ends a run only because its slice ended.
-func Yielded(err error) bool { return errors.Is(err, ErrYielded) }
