@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/openrath/rath/session"
@@ -121,15 +120,4 @@ func GCStatuses(given ...Status) []Status {
 		return given
 	}
 	return []Status{StatusClosed, StatusArchived, StatusFailed}
-}
-
-// SortedKeys returns m's keys in order (labels are written in a stable
-// order, so that concurrent writers lock rows alike).
-func SortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

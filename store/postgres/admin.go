@@ -3,11 +3,14 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 // SetStatus implements store.Store.
@@ -67,7 +70,7 @@ func (s *Store) SetLabels(ctx context.Context, id session.ID, labels map[string]
 		if _, err := laneByID(ctx, tx, id, keyShare); err != nil {
 			return err
 		}
-		for _, key := range store.SortedKeys(labels) {
+		for _, key := range slices.Sorted(maps.Keys(labels)) {
 			var err error
 			if value := labels[key]; value == "" {
 				_, err = tx.Exec(ctx, `DELETE FROM rath.labels WHERE id = $1 AND key = $2`, id, key)
@@ -91,7 +94,7 @@ func (s *Store) SetLabels(ctx context.Context, id session.ID, labels map[string]
 // stored bytes, and the chain's links and head are checked.
 func (s *Store) Verify(ctx context.Context, id session.ID) error {
 	var l *lane
-	var fs []store.Frame
+	var fs []backend.Frame
 	err := s.read(ctx, func(tx pgx.Tx) error {
 		var err error
 		if l, err = laneByID(ctx, tx, id, noLock); err != nil {
@@ -103,7 +106,7 @@ func (s *Store) Verify(ctx context.Context, id session.ID) error {
 	if err != nil {
 		return fmt.Errorf("verify %s: %w", id, err)
 	}
-	if err := store.VerifyFrames(fs, l.head); err != nil {
+	if err := backend.VerifyFrames(fs, l.head); err != nil {
 		return fmt.Errorf("verify %s: %w", id, err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 // Commit implements store.Store. The usual commit, appending to a stored
@@ -184,7 +185,7 @@ const createSQL = `WITH s AS (
 // key-shares every lane it reads, so GC cannot delete or rewire them before
 // the new session, based on them, is committed.
 func findBase(ctx context.Context, tx pgx.Tx, sess *session.Session, parents []session.ID) (*int64, int, error) {
-	var stored []store.StoredParent
+	var stored []backend.StoredParent
 	for _, p := range parents {
 		pl, err := laneByID(ctx, tx, p, keyShare)
 		if errors.Is(err, store.ErrNotFound) {
@@ -193,9 +194,9 @@ func findBase(ctx context.Context, tx pgx.Tx, sess *session.Session, parents []s
 		if err != nil {
 			return nil, 0, err
 		}
-		stored = append(stored, store.StoredParent{Ref: pl.ref(), Len: pl.len, Head: pl.head})
+		stored = append(stored, backend.StoredParent{Ref: pl.ref(), Len: pl.len, Head: pl.head})
 	}
-	best, k, err := store.BestBase(source{ctx, tx, keyShare}, sess, stored)
+	best, k, err := backend.BestBase(source{ctx, tx, keyShare}, sess, stored)
 	if err != nil || best < 0 {
 		return nil, 0, err
 	}

@@ -86,7 +86,7 @@ func (s *Store) SetManyLabelsTx(ctx context.Context, tx pgx.Tx, labels map[sessi
 	}
 	var ids, keys, vals, delIDs, delKeys []string
 	for _, id := range slices.Sorted(maps.Keys(labels)) {
-		for _, k := range store.SortedKeys(labels[id]) {
+		for _, k := range slices.Sorted(maps.Keys(labels[id])) {
 			if v := labels[id][k]; v == "" {
 				delIDs, delKeys = append(delIDs, string(id)), append(delKeys, k)
 			} else {

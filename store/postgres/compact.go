@@ -5,8 +5,7 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 // compactAt is how many chunks of small segments a lane accumulates before
@@ -39,9 +38,9 @@ func compact(ctx context.Context, tx pgx.Tx, num int64, from, to int) error {
 		return err
 	}
 	if len(parts) > 1 {
-		var fs []store.Frame
+		var fs []backend.Frame
 		for _, p := range parts {
-			pf, err := store.DecodeSegment(p)
+			pf, err := backend.DecodeSegment(p)
 			if err != nil {
 				return err
 			}

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 // One-statement forms of the small reads and writes a cluster makes many
@@ -73,7 +76,7 @@ func (s *Store) labelsFast(ctx context.Context, id session.ID, labels map[string
 func labelsIn(ctx context.Context, q querier, id session.ID, labels map[string]string) (bool, error) {
 	fid, epoch := fenceParams(ctx)
 	var del, keys, vals []string
-	for _, k := range store.SortedKeys(labels) {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		if v := labels[k]; v == "" {
 			del = append(del, k)
 		} else {
@@ -156,15 +159,15 @@ type segRow struct {
 	data     []byte
 }
 
-// loaded serves a lane's segments from rows read before (store.LaneSource
+// loaded serves a lane's segments from rows read before (backend.LaneSource
 // for one base-less lane).
 type loaded struct {
 	num  int64
 	rows []segRow
 }
 
-func (p loaded) Lane(num int64) (store.LaneRef, error) {
-	return store.LaneRef{}, fmt.Errorf("lane %d: not read with lane %d", num, p.num)
+func (p loaded) Lane(num int64) (backend.LaneRef, error) {
+	return backend.LaneRef{}, fmt.Errorf("lane %d: not read with lane %d", num, p.num)
 }
 
 func (p loaded) Segments(num int64, from, to int, fn func(first, n int, data []byte) error) error {
@@ -222,8 +225,8 @@ func (s *Store) loadFast(ctx context.Context, id session.ID) (l *lane, cs []sess
 	if l == nil {
 		return nil, nil, false, fmt.Errorf("session %s: %w", id, store.ErrNotFound)
 	}
-	d := store.NewDecoder(0, l.len)
-	werr := store.WalkLane(loaded{l.num, segs}, l.ref(), 0, l.len, d.Add)
+	d := backend.NewDecoder(0, l.len)
+	werr := backend.WalkLane(loaded{l.num, segs}, l.ref(), 0, l.len, d.Add)
 	cs, derr := d.Wait()
 	if werr != nil {
 		return nil, nil, false, werr

@@ -7,7 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/openrath/rath/session"
-	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 // Parents implements store.Store.
@@ -49,9 +49,9 @@ func (s *Store) graph(ctx context.Context, id session.ID, fn func(tx pgx.Tx) ([]
 
 type neighbours func(ctx context.Context, tx pgx.Tx, id session.ID) ([]session.ID, error)
 
-// bfs walks the graph with store.Breadth inside one read transaction.
+// bfs walks the graph with backend.Breadth inside one read transaction.
 func bfs(ctx context.Context, tx pgx.Tx, start session.ID, next neighbours) ([]session.ID, error) {
-	return store.Breadth(start,
+	return backend.Breadth(start,
 		func(id session.ID) ([]session.ID, error) { return next(ctx, tx, id) },
 		func(frontier []session.ID) (map[session.ID]bool, error) { return existing(ctx, tx, frontier) })
 }

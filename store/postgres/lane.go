@@ -11,6 +11,7 @@ import (
 
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 // A lane is a session's row: its own chunks are stored in segments under the
@@ -96,15 +97,15 @@ func laneByNum(ctx context.Context, q querier, num int64, lock string) (*lane, e
 	return l, err
 }
 
-func (l *lane) ref() store.LaneRef {
-	r := store.LaneRef{Num: l.num, BaseLen: l.baseLen}
+func (l *lane) ref() backend.LaneRef {
+	r := backend.LaneRef{Num: l.num, BaseLen: l.baseLen}
 	if l.baseLane != nil {
 		r.HasBase, r.Base = true, *l.baseLane
 	}
 	return r
 }
 
-// source is the store.LaneSource over one transaction; lock is applied to
+// source is the backend.LaneSource over one transaction; lock is applied to
 // every base lane it reads.
 type source struct {
 	ctx  context.Context
@@ -112,10 +113,10 @@ type source struct {
 	lock string
 }
 
-func (s source) Lane(num int64) (store.LaneRef, error) {
+func (s source) Lane(num int64) (backend.LaneRef, error) {
 	l, err := laneByNum(s.ctx, s.q, num, s.lock)
 	if err != nil {
-		return store.LaneRef{}, err
+		return backend.LaneRef{}, err
 	}
 	return l.ref(), nil
 }
@@ -146,16 +147,16 @@ func (s source) Segments(num int64, from, to int, fn func(first, n int, data []b
 }
 
 // frames returns the encoded chunks [from, to) of a session's lane.
-func frames(ctx context.Context, q querier, l *lane, from, to int, lock string) ([]store.Frame, error) {
-	return store.LaneFrames(source{ctx, q, lock}, l.ref(), from, to)
+func frames(ctx context.Context, q querier, l *lane, from, to int, lock string) ([]backend.Frame, error) {
+	return backend.LaneFrames(source{ctx, q, lock}, l.ref(), from, to)
 }
 
 // walk hands fn the encoded chunks [from, to) of a lane as they arrive.
-func walk(ctx context.Context, q querier, l *lane, from, to int, lock string, fn func(at int, fs []store.Frame) error) error {
-	return store.WalkLane(source{ctx, q, lock}, l.ref(), from, to, fn)
+func walk(ctx context.Context, q querier, l *lane, from, to int, lock string, fn func(at int, fs []backend.Frame) error) error {
+	return backend.WalkLane(source{ctx, q, lock}, l.ref(), from, to, fn)
 }
 
 // ownFrames returns chunks [from, to) stored in lane num itself.
-func ownFrames(ctx context.Context, q querier, num int64, from, to int) ([]store.Frame, error) {
-	return store.LaneFrames(source{ctx, q, noLock}, store.LaneRef{Num: num}, from, to)
+func ownFrames(ctx context.Context, q querier, num int64, from, to int) ([]backend.Frame, error) {
+	return backend.LaneFrames(source{ctx, q, noLock}, backend.LaneRef{Num: num}, from, to)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 func init() {
@@ -43,7 +44,7 @@ type Store struct {
 	dur    store.Durability
 	pool   *pgxpool.Pool
 	cas    *committer
-	hub    store.Hub
+	hub    backend.Hub
 	lis    listener
 	closed atomic.Bool
 }

@@ -3,12 +3,15 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 // Load implements store.Store.
@@ -18,12 +21,12 @@ func (s *Store) Load(ctx context.Context, id session.ID) (*session.Session, erro
 	}
 	l, cs, ok, err := s.loadFast(ctx, id)
 	if err == nil && !ok {
-		l, cs, err = s.readChunks(ctx, id, store.All)
+		l, cs, err = s.readChunks(ctx, id, backend.All)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", id, err)
 	}
-	out, err := store.Assembled(id, l.lineage, l.head, cs)
+	out, err := backend.Assembled(id, l.lineage, l.head, cs)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", id, err)
 	}
@@ -32,7 +35,7 @@ func (s *Store) Load(ctx context.Context, id session.ID) (*session.Session, erro
 
 // Tail implements store.Store.
 func (s *Store) Tail(ctx context.Context, id session.ID, n int) ([]session.Chunk, error) {
-	_, cs, err := s.readChunks(ctx, id, store.TailBounds(n))
+	_, cs, err := s.readChunks(ctx, id, backend.TailBounds(n))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", id, err)
 	}
@@ -41,7 +44,7 @@ func (s *Store) Tail(ctx context.Context, id session.ID, n int) ([]session.Chunk
 
 // Range implements store.Store.
 func (s *Store) Range(ctx context.Context, id session.ID, from, to int) ([]session.Chunk, error) {
-	_, cs, err := s.readChunks(ctx, id, store.RangeBounds(from, to))
+	_, cs, err := s.readChunks(ctx, id, backend.RangeBounds(from, to))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", id, err)
 	}
@@ -50,9 +53,9 @@ func (s *Store) Range(ctx context.Context, id session.ID, from, to int) ([]sessi
 
 // readChunks reads and decodes the chunks [from, to) that bounds picks
 // given the session's length, in one snapshot, decoding rows as they come.
-func (s *Store) readChunks(ctx context.Context, id session.ID, bounds store.Bounds) (*lane, []session.Chunk, error) {
+func (s *Store) readChunks(ctx context.Context, id session.ID, bounds backend.Bounds) (*lane, []session.Chunk, error) {
 	var l *lane
-	var d *store.Decoder
+	var d *backend.Decoder
 	err := s.read(ctx, func(tx pgx.Tx) error {
 		var err error
 		if l, err = laneByID(ctx, tx, id, noLock); err != nil {
@@ -62,7 +65,7 @@ func (s *Store) readChunks(ctx context.Context, id session.ID, bounds store.Boun
 		if err != nil {
 			return err
 		}
-		d = store.NewDecoder(from, to)
+		d = backend.NewDecoder(from, to)
 		return walk(ctx, tx, l, from, to, noLock, d.Add)
 	})
 	if d == nil {
@@ -115,7 +118,7 @@ func filterSQL(f store.Filter) (string, []any) {
 	if f.Parent != "" {
 		where = append(where, "id IN (SELECT child FROM rath.parents WHERE parent = "+arg(f.Parent)+")")
 	}
-	for _, k := range store.SortedKeys(f.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(f.Labels)) {
 		v := f.Labels[k]
 		short := "" // the partial index's predicate, when v is in it
 		if len([]rune(v)) <= shortLabelLen {

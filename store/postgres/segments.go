@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/openrath/rath/session"
-	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 // segmentBytes is about the most a segment row holds. A commit or a
@@ -27,14 +27,14 @@ func encodeRows(sess *session.Session, from int) (segRows, error) {
 	for _, c := range sess.From(from) {
 		cs = append(cs, c)
 	}
-	data, err := store.AppendSegment(nil, cs)
+	data, err := backend.AppendSegment(nil, cs)
 	if err != nil {
 		return segRows{}, err
 	}
 	if len(data) <= segmentBytes {
 		return segRows{firsts: []int{from}, ns: []int{len(cs)}, datas: [][]byte{data}}, nil
 	}
-	fs, err := store.DecodeSegment(data)
+	fs, err := backend.DecodeSegment(data)
 	if err != nil {
 		return segRows{}, err
 	}
@@ -44,12 +44,12 @@ func encodeRows(sess *session.Session, from int) (segRows, error) {
 // packFrames cuts already encoded chunks, the first of which is chunk
 // `first` of its lane, into rows of about segmentBytes, without decoding
 // them.
-func packFrames(fs []store.Frame, first int) (segRows, error) {
+func packFrames(fs []backend.Frame, first int) (segRows, error) {
 	var rows segRows
 	var parts [][]byte
 	size := 0
 	for i, f := range fs {
-		p, err := store.FrameSegment(f)
+		p, err := backend.FrameSegment(f)
 		if err != nil {
 			return segRows{}, err
 		}
@@ -57,7 +57,7 @@ func packFrames(fs []store.Frame, first int) (segRows, error) {
 		if size >= segmentBytes || i == len(fs)-1 {
 			rows.firsts = append(rows.firsts, first)
 			rows.ns = append(rows.ns, len(parts))
-			rows.datas = append(rows.datas, store.JoinSegments(parts))
+			rows.datas = append(rows.datas, backend.JoinSegments(parts))
 			first += len(parts)
 			parts, size = parts[:0], 0
 		}

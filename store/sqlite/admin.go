@@ -3,10 +3,13 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 // SetStatus implements store.Store.
@@ -47,7 +50,7 @@ func (s *Store) SetLabels(ctx context.Context, id session.ID, labels map[string]
 		if _, err := laneByID(tx, id); err != nil {
 			return err
 		}
-		for _, key := range store.SortedKeys(labels) {
+		for _, key := range slices.Sorted(maps.Keys(labels)) {
 			var err error
 			if value := labels[key]; value == "" {
 				_, err = tx.Exec(`DELETE FROM labels WHERE id = ? AND key = ?`, id, key)
@@ -179,16 +182,16 @@ func detachDependents(tx *wtx, v *lane) (kept int, err error) {
 }
 
 // segmentOf re-frames already encoded chunks without decoding them.
-func segmentOf(fs []store.Frame) ([]byte, error) {
+func segmentOf(fs []backend.Frame) ([]byte, error) {
 	parts := make([][]byte, 0, len(fs))
 	for _, f := range fs {
-		p, err := store.FrameSegment(f)
+		p, err := backend.FrameSegment(f)
 		if err != nil {
 			return nil, err
 		}
 		parts = append(parts, p)
 	}
-	return store.JoinSegments(parts), nil
+	return backend.JoinSegments(parts), nil
 }
 
 // Verify implements store.Store: every stored chunk is re-hashed from its
@@ -198,7 +201,7 @@ func (s *Store) Verify(ctx context.Context, id session.ID) error {
 	if err != nil {
 		return fmt.Errorf("verify %s: %w", id, err)
 	}
-	if err := store.VerifyFrames(fs, l.head); err != nil {
+	if err := backend.VerifyFrames(fs, l.head); err != nil {
 		return fmt.Errorf("verify %s: %w", id, err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 const insertSession = `INSERT INTO sessions(id, op, lineage, status, head, len, base_lane, base_len, compact_from, created, updated)
@@ -83,7 +84,7 @@ func segmentFrom(sess *session.Session, from int) ([]byte, error) {
 	for _, c := range sess.From(from) {
 		cs = append(cs, c)
 	}
-	return store.AppendSegment(nil, cs)
+	return backend.AppendSegment(nil, cs)
 }
 
 // commitTx runs as a light job: everything that can refuse the commit is
@@ -186,7 +187,7 @@ func create(tx *wtx, sess *session.Session, pre *encoded, evs *[]store.Event) er
 
 // findBase picks the stored parent sharing the longest prefix with sess.
 func findBase(tx *wtx, sess *session.Session, parents []session.ID) (sql.NullInt64, int, error) {
-	var stored []store.StoredParent
+	var stored []backend.StoredParent
 	for _, p := range parents {
 		pl, err := laneByID(tx, p)
 		if errors.Is(err, store.ErrNotFound) {
@@ -195,9 +196,9 @@ func findBase(tx *wtx, sess *session.Session, parents []session.ID) (sql.NullInt
 		if err != nil {
 			return sql.NullInt64{}, 0, err
 		}
-		stored = append(stored, store.StoredParent{Ref: pl.ref(), Len: pl.len, Head: pl.head})
+		stored = append(stored, backend.StoredParent{Ref: pl.ref(), Len: pl.len, Head: pl.head})
 	}
-	best, k, err := store.BestBase(source{tx}, sess, stored)
+	best, k, err := backend.BestBase(source{tx}, sess, stored)
 	if err != nil || best < 0 {
 		return sql.NullInt64{}, 0, err
 	}
@@ -245,7 +246,7 @@ func compact(tx *wtx, num int64, from, to int) error {
 		if _, err := tx.Exec(`DELETE FROM segments WHERE lane = ? AND first >= ?`, num, from); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(`INSERT INTO segments(lane, first, n, data) VALUES(?, ?, ?, ?)`, num, from, to-from, store.JoinSegments(parts)); err != nil {
+		if _, err := tx.Exec(`INSERT INTO segments(lane, first, n, data) VALUES(?, ?, ?, ?)`, num, from, to-from, backend.JoinSegments(parts)); err != nil {
 			return err
 		}
 	}

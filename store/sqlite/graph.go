@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/openrath/rath/session"
-	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 // Parents implements store.Store.
@@ -47,9 +47,9 @@ func (s *Store) graph(ctx context.Context, id session.ID, fn func(tx *sql.Tx) ([
 	return out, nil
 }
 
-// bfs walks the graph with store.Breadth inside one read transaction.
+// bfs walks the graph with backend.Breadth inside one read transaction.
 func bfs(tx *sql.Tx, start session.ID, next func(*sql.Tx, session.ID) ([]session.ID, error)) ([]session.ID, error) {
-	return store.Breadth(start,
+	return backend.Breadth(start,
 		func(id session.ID) ([]session.ID, error) { return next(tx, id) },
 		func(frontier []session.ID) (map[session.ID]bool, error) { return existing(tx, frontier) })
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 // A lane is a session's row: its own chunks are stored in segments under the
@@ -70,17 +71,17 @@ func laneByNum(q querier, num int64) (*lane, error) {
 	return l, err
 }
 
-func (l *lane) ref() store.LaneRef {
-	return store.LaneRef{Num: l.num, HasBase: l.baseLane.Valid, Base: l.baseLane.Int64, BaseLen: l.baseLen}
+func (l *lane) ref() backend.LaneRef {
+	return backend.LaneRef{Num: l.num, HasBase: l.baseLane.Valid, Base: l.baseLane.Int64, BaseLen: l.baseLen}
 }
 
-// source is the store.LaneSource over one transaction.
+// source is the backend.LaneSource over one transaction.
 type source struct{ q querier }
 
-func (s source) Lane(num int64) (store.LaneRef, error) {
+func (s source) Lane(num int64) (backend.LaneRef, error) {
 	l, err := laneByNum(s.q, num)
 	if err != nil {
-		return store.LaneRef{}, err
+		return backend.LaneRef{}, err
 	}
 	return l.ref(), nil
 }
@@ -111,11 +112,11 @@ func (s source) Segments(num int64, from, to int, fn func(first, n int, data []b
 }
 
 // frames returns the encoded chunks [from, to) of a session's lane.
-func frames(q querier, l *lane, from, to int) ([]store.Frame, error) {
-	return store.LaneFrames(source{q}, l.ref(), from, to)
+func frames(q querier, l *lane, from, to int) ([]backend.Frame, error) {
+	return backend.LaneFrames(source{q}, l.ref(), from, to)
 }
 
 // ownFrames returns chunks [from, to) stored in lane num itself.
-func ownFrames(q querier, num int64, from, to int) ([]store.Frame, error) {
-	return store.LaneFrames(source{q}, store.LaneRef{Num: num}, from, to)
+func ownFrames(q querier, num int64, from, to int) ([]backend.Frame, error) {
+	return backend.LaneFrames(source{q}, backend.LaneRef{Num: num}, from, to)
 }

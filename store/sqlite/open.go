@@ -14,6 +14,7 @@ import (
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
 	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 func init() {
@@ -48,7 +49,7 @@ type Store struct {
 	w      *writer
 	wdb    *sql.DB // the writer's single connection
 	rdb    *sql.DB // readers
-	hub    store.Hub
+	hub    backend.Hub
 	closed atomic.Bool
 }
 

@@ -5,19 +5,22 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 // Load implements store.Store.
 func (s *Store) Load(ctx context.Context, id session.ID) (*session.Session, error) {
-	l, cs, err := s.readChunks(ctx, id, store.All)
+	l, cs, err := s.readChunks(ctx, id, backend.All)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", id, err)
 	}
-	out, err := store.Assembled(id, l.lineage, l.head, cs)
+	out, err := backend.Assembled(id, l.lineage, l.head, cs)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", id, err)
 	}
@@ -26,7 +29,7 @@ func (s *Store) Load(ctx context.Context, id session.ID) (*session.Session, erro
 
 // Tail implements store.Store.
 func (s *Store) Tail(ctx context.Context, id session.ID, n int) ([]session.Chunk, error) {
-	_, cs, err := s.readChunks(ctx, id, store.TailBounds(n))
+	_, cs, err := s.readChunks(ctx, id, backend.TailBounds(n))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", id, err)
 	}
@@ -35,7 +38,7 @@ func (s *Store) Tail(ctx context.Context, id session.ID, n int) ([]session.Chunk
 
 // Range implements store.Store.
 func (s *Store) Range(ctx context.Context, id session.ID, from, to int) ([]session.Chunk, error) {
-	_, cs, err := s.readChunks(ctx, id, store.RangeBounds(from, to))
+	_, cs, err := s.readChunks(ctx, id, backend.RangeBounds(from, to))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", id, err)
 	}
@@ -44,9 +47,9 @@ func (s *Store) Range(ctx context.Context, id session.ID, from, to int) ([]sessi
 
 // readChunks reads and decodes the chunks bounds picks, in one snapshot;
 // rows are decoded on all cores while later rows are still being read.
-func (s *Store) readChunks(ctx context.Context, id session.ID, bounds store.Bounds) (*lane, []session.Chunk, error) {
+func (s *Store) readChunks(ctx context.Context, id session.ID, bounds backend.Bounds) (*lane, []session.Chunk, error) {
 	var l *lane
-	var d *store.Decoder
+	var d *backend.Decoder
 	err := s.read(ctx, func(tx *sql.Tx) error {
 		var err error
 		if l, err = laneByID(tx, id); err != nil {
@@ -56,8 +59,8 @@ func (s *Store) readChunks(ctx context.Context, id session.ID, bounds store.Boun
 		if err != nil {
 			return err
 		}
-		d = store.NewDecoder(from, to)
-		return store.WalkLane(source{tx}, l.ref(), from, to, d.Add)
+		d = backend.NewDecoder(from, to)
+		return backend.WalkLane(source{tx}, l.ref(), from, to, d.Add)
 	})
 	if d != nil {
 		cs, derr := d.Wait() // always: decoding goroutines may still be running
@@ -69,7 +72,7 @@ func (s *Store) readChunks(ctx context.Context, id session.ID, bounds store.Boun
 }
 
 // whole reads a session's lane and all its encoded chunks in one snapshot.
-func (s *Store) whole(ctx context.Context, id session.ID) (l *lane, fs []store.Frame, err error) {
+func (s *Store) whole(ctx context.Context, id session.ID) (l *lane, fs []backend.Frame, err error) {
 	err = s.read(ctx, func(tx *sql.Tx) error {
 		if l, err = laneByID(tx, id); err != nil {
 			return err
@@ -144,7 +147,7 @@ func filterSQL(f store.Filter) (string, []any) {
 	if f.Parent != "" {
 		where, args = append(where, "id IN (SELECT child FROM parents WHERE parent = ?)"), append(args, f.Parent)
 	}
-	for _, k := range store.SortedKeys(f.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(f.Labels)) {
 		v := f.Labels[k]
 		where, args = append(where, "id IN (SELECT id FROM labels WHERE key = ? AND value = ?)"), append(args, k, v)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 // The writer owns the only write connection. Every mutation is a job; the
@@ -34,7 +35,7 @@ type job struct {
 
 type writer struct {
 	db   *sql.DB
-	hub  *store.Hub
+	hub  *backend.Hub
 	jobs chan *job
 
 	closeOnce sync.Once
@@ -73,7 +74,7 @@ func abort(err error) error {
 	return fmt.Errorf("%w: %w", errAbort, err)
 }
 
-func newWriter(db *sql.DB, hub *store.Hub) *writer {
+func newWriter(db *sql.DB, hub *backend.Hub) *writer {
 	w := &writer{db: db, hub: hub, jobs: make(chan *job, maxBatch), quit: make(chan struct{}), stopped: make(chan struct{}),
 		stmts: prepareHot(db), heads: map[session.ID]*headRow{}}
 	go w.loop()

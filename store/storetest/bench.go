@@ -11,6 +11,7 @@ import (
 
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 // The benchmark bodies every backend runs, so their figures compare: a
@@ -40,7 +41,7 @@ func BenchCommitVsFsync(b *testing.B, st store.Store) {
 			b.Fatal(err)
 		}
 		last, _ := next.Last()
-		data, _ := store.AppendSegment(nil, []session.Chunk{last})
+		data, _ := backend.AppendSegment(nil, []session.Chunk{last})
 		size = len(data)
 		s = next
 	}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/openrath/rath/store"
+	"github.com/openrath/rath/store/internal/backend"
 )
 
 // TamperSegment changes chunk k of an encoded segment the way a bad disk or
@@ -14,7 +14,7 @@ import (
 func TamperSegment(t *testing.T, data []byte, k int) []byte {
 	t.Helper()
 	data = bytes.Clone(data)
-	fs, err := store.DecodeSegment(data)
+	fs, err := backend.DecodeSegment(data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,10 @@
-package store
+package backend
 
 import (
 	"context"
 	"sync"
+
+	"github.com/openrath/rath/store"
 )
 
 // Hub fans commit events out to watchers for backends. A watcher whose
@@ -19,15 +21,15 @@ type Hub struct {
 const watcherBuffer = 256
 
 type watcher struct {
-	ch     chan Event
+	ch     chan store.Event
 	done   chan struct{} // closed when the subscription ends
 	missed bool
 }
 
 // Subscribe returns a channel of events until ctx ends or CloseAll is
 // called; then it is closed.
-func (h *Hub) Subscribe(ctx context.Context) <-chan Event {
-	w := &watcher{ch: make(chan Event, watcherBuffer), done: make(chan struct{})}
+func (h *Hub) Subscribe(ctx context.Context) <-chan store.Event {
+	w := &watcher{ch: make(chan store.Event, watcherBuffer), done: make(chan struct{})}
 	h.mu.Lock()
 	if h.subs == nil {
 		h.subs = map[*watcher]struct{}{}
@@ -57,7 +59,7 @@ func (h *Hub) end(w *watcher) {
 
 // Publish delivers events to every watcher without blocking. An event keeps
 // its own Missed and also gets it when the watcher dropped events before.
-func (h *Hub) Publish(evs ...Event) {
+func (h *Hub) Publish(evs ...store.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for w := range h.subs {

@@ -1,4 +1,4 @@
-package store
+package backend
 
 import (
 	"context"
@@ -9,14 +9,15 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
-func ev(i int) Event {
-	return Event{ID: session.ID(fmt.Sprint("s", i)), Head: session.ChunkID(fmt.Sprint("h", i)), Len: i}
+func ev(i int) store.Event {
+	return store.Event{ID: session.ID(fmt.Sprint("s", i)), Head: session.ChunkID(fmt.Sprint("h", i)), Len: i}
 }
 
 // recv takes the next event, failing if there is none within a second.
-func recv(t *testing.T, ch <-chan Event) Event {
+func recv(t *testing.T, ch <-chan store.Event) store.Event {
 	t.Helper()
 	select {
 	case e, ok := <-ch:
@@ -27,11 +28,11 @@ func recv(t *testing.T, ch <-chan Event) Event {
 	case <-time.After(time.Second):
 		t.Fatal("no event")
 	}
-	return Event{}
+	return store.Event{}
 }
 
 // closed waits for ch to be closed, failing on an event or after a second.
-func closed(t *testing.T, ch <-chan Event) {
+func closed(t *testing.T, ch <-chan store.Event) {
 	t.Helper()
 	select {
 	case e, ok := <-ch:
@@ -43,7 +44,7 @@ func closed(t *testing.T, ch <-chan Event) {
 	}
 }
 
-func empty(t *testing.T, ch <-chan Event) {
+func empty(t *testing.T, ch <-chan store.Event) {
 	t.Helper()
 	select {
 	case e := <-ch:
@@ -61,7 +62,7 @@ func TestHubPublish(t *testing.T) {
 	a, b := h.Subscribe(ctx), h.Subscribe(ctx)
 	h.Publish(ev(1), ev(2))
 	h.Publish(ev(3))
-	for _, ch := range []<-chan Event{a, b} {
+	for _, ch := range []<-chan store.Event{a, b} {
 		for i := 1; i <= 3; i++ {
 			if got := recv(t, ch); got != ev(i) {
 				t.Fatalf("got %+v, want %+v", got, ev(i))
@@ -123,7 +124,7 @@ func TestHubMarkMissed(t *testing.T) {
 	a, b := h.Subscribe(ctx), h.Subscribe(ctx)
 	h.MarkMissed()
 	h.Publish(ev(1), ev(2))
-	for _, ch := range []<-chan Event{a, b} {
+	for _, ch := range []<-chan store.Event{a, b} {
 		if got := recv(t, ch); !got.Missed || got.ID != ev(1).ID {
 			t.Fatalf("got %+v, want event 1 with Missed", got)
 		}
@@ -134,7 +135,7 @@ func TestHubMarkMissed(t *testing.T) {
 	// A watcher subscribing after MarkMissed missed nothing.
 	c := h.Subscribe(ctx)
 	h.Publish(ev(3))
-	for _, ch := range []<-chan Event{a, b, c} {
+	for _, ch := range []<-chan store.Event{a, b, c} {
 		if got := recv(t, ch); got != ev(3) {
 			t.Fatalf("got %+v, want %+v without Missed", got, ev(3))
 		}
@@ -143,7 +144,7 @@ func TestHubMarkMissed(t *testing.T) {
 	e := ev(4)
 	e.Missed = true
 	h.Publish(e)
-	for _, ch := range []<-chan Event{a, b, c} {
+	for _, ch := range []<-chan store.Event{a, b, c} {
 		if got := recv(t, ch); got != e {
 			t.Fatalf("got %+v, want %+v", got, e)
 		}
@@ -178,7 +179,7 @@ func TestHubCloseAll(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	var h Hub
 	ctx, cancel := context.WithCancel(context.Background())
-	chs := []<-chan Event{h.Subscribe(ctx), h.Subscribe(context.Background())}
+	chs := []<-chan store.Event{h.Subscribe(ctx), h.Subscribe(context.Background())}
 	h.Publish(ev(1))
 	h.CloseAll()
 	for _, ch := range chs {
