@@ -4,6 +4,7 @@ import (
 	"path"
 
 	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/sandbox/internal/proc"
 	"github.com/openrath/rath/session"
 )
 
@@ -26,7 +27,7 @@ type invocation struct {
 // whoever calls Exec and must not reach the dynamic loader of a program
 // running on the host (LD_PRELOAD and the like).
 func (inv invocation) build() (argv, env []string, err error) {
-	cmd, err := sandbox.Argv(inv.cmd)
+	cmd, err := proc.Argv(inv.cmd)
 	if err != nil {
 		return nil, nil, err
 	}

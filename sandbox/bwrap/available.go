@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/sandbox/internal/proc"
 )
 
 // probeTimeout bounds the one trial run of bwrap.
@@ -72,7 +73,7 @@ func tryBwrap(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("bwrap: probe: %w", err)
 	}
-	res, err := sandbox.RunProcess(ctx, argv, "/", env, sandbox.Command{}, probeTimeout)
+	res, err := proc.Run(ctx, argv, "/", env, sandbox.Command{}, probeTimeout)
 	if err == nil && res.ExitCode != 0 {
 		msg := strings.TrimSpace(string(res.Stderr))
 		if msg == "" {

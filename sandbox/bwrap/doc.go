@@ -9,8 +9,9 @@
 //     /proc, with /proc/sys and the other kernel knobs read-only;
 //   - no network but a loopback of its own, unless Spec.Network;
 //   - no capabilities, no way to create further user namespaces, a new
-//     terminal session, and an environment made only of sandbox.Env
-//     (the host's other variables never reach it).
+//     terminal session, and an environment made only of PATH, HOME, LANG
+//     and the spec's and the command's variables (the host's other
+//     variables never reach it).
 //
 // A timeout or a cancelled context kills bwrap, which takes the command's
 // pid namespace, and so every process the command started, down with it.

@@ -5,10 +5,11 @@ import (
 	"strings"
 
 	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/sandbox/internal/proc"
 	"github.com/openrath/rath/session"
 )
 
-// splitEnv splits sandbox.Env (with HOME=/workspace) into the variables
+// splitEnv splits proc.Env (with HOME=/workspace) into the variables
 // bwrap inherits from its own environment — the spec's SecretEnv values
 // from the host, unless the command overrides them — and the name/value
 // pairs to pass with --setenv. inherit is never nil: a nil environment
@@ -24,7 +25,7 @@ func splitEnv(spec session.Spec, c sandbox.Command) (inherit []string, setenv []
 		}
 	}
 	inherit = []string{}
-	for _, kv := range sandbox.Env(spec, Home, c) {
+	for _, kv := range proc.Env(spec, Home, c) {
 		k, v, _ := strings.Cut(kv, "=")
 		if secret[k] {
 			inherit = append(inherit, kv)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/sandbox/internal/proc"
 	"github.com/openrath/rath/session"
 )
 
@@ -61,7 +62,7 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 	if err != nil {
 		return sandbox.Result{}, err
 	}
-	return sandbox.RunProcess(ctx, argv, "/", env, c, sandbox.Timeout(c, s.spec))
+	return proc.Run(ctx, argv, "/", env, c, proc.Timeout(c, s.spec))
 }
 
 // Clone implements sandbox.Sandbox: a copy of the workspace in a new

@@ -13,6 +13,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/sandbox/internal/proc"
 	"github.com/openrath/rath/session"
 )
 
@@ -102,7 +103,7 @@ func createOptions(ctx context.Context, id, dir string, spec session.Spec, u use
 			Entrypoint: []string{"sh", "-c", idleLoop},
 			// The environment of the container itself: no spec values
 			// (secrets must not land in its stored configuration).
-			Env:        sandbox.Env(session.Spec{}, WorkspacePath, sandbox.Command{}),
+			Env:        proc.Env(session.Spec{}, WorkspacePath, sandbox.Command{}),
 			WorkingDir: WorkspacePath,
 			Labels: map[string]string{
 				LabelSandbox: id,

@@ -19,7 +19,7 @@
 //   - Network: none (only loopback) unless the spec asks for it.
 //   - Resources: memory (without extra swap), CPUs and a process limit in
 //     the container's cgroup, with defaults when the spec leaves them zero.
-//   - Environment: each command gets sandbox.Env — PATH, HOME=/workspace,
+//   - Environment: each command gets PATH, HOME=/workspace,
 //     LANG, the spec's env and the host values of its SecretEnv names, set
 //     per command (never stored in the container's configuration).
 //

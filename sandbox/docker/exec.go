@@ -12,6 +12,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/sandbox/internal/proc"
 )
 
 // stopGrace is how long a killed command's output may take to close
@@ -51,7 +52,7 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 	if s.Closed() {
 		return sandbox.Result{}, sandbox.ErrClosed
 	}
-	argv, err := sandbox.Argv(c)
+	argv, err := proc.Argv(c)
 	if err != nil {
 		return sandbox.Result{}, err
 	}
@@ -60,7 +61,7 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 		return sandbox.Result{}, err
 	}
 	start := time.Now()
-	timeout := sandbox.Timeout(c, s.spec)
+	timeout := proc.Timeout(c, s.spec)
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, timeout)
@@ -73,7 +74,7 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 		AttachStdin:  c.Stdin != nil,
 		AttachStdout: true,
 		AttachStderr: true,
-		Env:          sandbox.Env(s.spec, WorkspacePath, c),
+		Env:          proc.Env(s.spec, WorkspacePath, c),
 		WorkingDir:   wd,
 		Cmd:          append([]string{"sh", "-c", wrapper, "sh", token}, argv...),
 	})
@@ -101,10 +102,10 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 		close(stdinDone)
 	}
 
-	var stdout, stderr sandbox.Capped
+	var stdout, stderr proc.Capped
 	e := &execution{s: s, execID: ex.ID, token: token, att: &att, done: make(chan error, 1)}
 	go func() {
-		_, err := stdcopy.StdCopy(sandbox.Tee(&stdout, c.Stdout), sandbox.Tee(&stderr, c.Stderr), att.Reader)
+		_, err := stdcopy.StdCopy(proc.Tee(&stdout, c.Stdout), proc.Tee(&stderr, c.Stderr), att.Reader)
 		e.done <- err
 	}()
 	streamErr := e.wait(runCtx)

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 
 	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/sandbox/internal/proc"
 	"github.com/openrath/rath/session"
 )
 
@@ -91,7 +92,7 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 	if s.Closed() {
 		return sandbox.Result{}, sandbox.ErrClosed
 	}
-	argv, err := sandbox.Argv(c)
+	argv, err := proc.Argv(c)
 	if err != nil {
 		return sandbox.Result{}, err
 	}
@@ -107,8 +108,8 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 	if err != nil {
 		return sandbox.Result{}, err
 	}
-	env := sandbox.Env(s.spec, s.WorkspaceDir(), c)
-	return sandbox.RunProcess(ctx, argv, real, env, c, sandbox.Timeout(c, s.spec))
+	env := proc.Env(s.spec, s.WorkspaceDir(), c)
+	return proc.Run(ctx, argv, real, env, c, proc.Timeout(c, s.spec))
 }
 
 // Clone implements sandbox.Sandbox: a copy of the workspace in a new

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/sandbox/internal/proc"
 )
 
 // killWait bounds how long Exec waits for a killed command's stream to end.
@@ -29,7 +30,7 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 	if err := s.live(); err != nil {
 		return sandbox.Result{}, err
 	}
-	argv, err := sandbox.Argv(c)
+	argv, err := proc.Argv(c)
 	if err != nil {
 		return sandbox.Result{}, err
 	}
@@ -43,8 +44,8 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 	mark := token()
 	env := s.env(c)
 	delete(env, execToken)
-	var stdout, stderr sandbox.Capped
-	o, e, flush := s.outputs(sandbox.Tee(&stdout, c.Stdout), sandbox.Tee(&stderr, c.Stderr))
+	var stdout, stderr proc.Capped
+	o, e, flush := s.outputs(proc.Tee(&stdout, c.Stdout), proc.Tee(&stderr, c.Stderr))
 	p := Proc{Args: append(s.guardArgs("exec", mark, dir), argv...), Env: env, Dir: s.ws, Stdin: c.Stdin, Stdout: o, Stderr: e, Scratch: s.stage}
 	start := time.Now()
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -55,7 +56,7 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 		done <- ran{code, err}
 	}()
 	var expired <-chan time.Time
-	timeout := sandbox.Timeout(c, s.cfg.Spec)
+	timeout := proc.Timeout(c, s.cfg.Spec)
 	if timeout > 0 {
 		t := time.NewTimer(timeout)
 		defer t.Stop()
