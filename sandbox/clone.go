@@ -89,7 +89,7 @@ func (w *Workspace) CopyToNew(ctx context.Context) (id, dir string, err error) {
 		return "", "", ErrClosed
 	}
 	id = NewID()
-	if dir, err = CloneDir(id); err != nil {
+	if dir, err = cloneDir(id); err != nil {
 		return "", "", err
 	}
 	if err := CopyTree(ctx, w.WorkspaceDir(), dir); err != nil {

@@ -125,8 +125,8 @@ func WorkspaceFor(id string, spec session.Spec) (string, error) {
 	return abs, nil
 }
 
-// CloneDir returns a fresh directory for a clone of a workspace.
-func CloneDir(id string) (string, error) {
+// cloneDir returns a fresh directory for a clone of a workspace.
+func cloneDir(id string) (string, error) {
 	return filepath.Abs(filepath.Join(WorkspacesDir(), id))
 }
 
