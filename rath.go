@@ -94,14 +94,14 @@ func (cfg Config) Resolve() Config {
 		cfg.Memory = os.Getenv("RATH_MEMORY")
 	}
 	if cfg.Memory == "" {
-		cfg.Memory = DefaultMemory(cfg.Home, cfg.Store)
+		cfg.Memory = defaultMemory(cfg.Home, cfg.Store)
 	}
 	return cfg
 }
 
-// DefaultMemory is the memory URL for a home and a store URL: the store's
+// defaultMemory is the memory URL for a home and a store URL: the store's
 // own database when it is PostgreSQL, else memory.db in the home.
-func DefaultMemory(home, storeURL string) string {
+func defaultMemory(home, storeURL string) string {
 	if u, err := url.Parse(storeURL); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		return storeURL
 	}

@@ -66,7 +66,7 @@ func (r *Runtime) Resume(ctx context.Context, id session.ID, opts ...RunOption) 
 		}
 		return nil, errors.Join(err, lk.release())
 	}
-	bctx := WithRecordedArgs(ctx, st.info) // Build sees the run's parameters as at first
+	bctx := withRecordedArgs(ctx, st.info) // Build sees the run's parameters as at first
 	if st.input != nil {
 		bctx = WithInput(bctx, *st.input)
 	}

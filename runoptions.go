@@ -113,10 +113,10 @@ func Args(ctx context.Context) map[string]string {
 // Arg returns the run's parameter name ("" if it has none of that name).
 func Arg(ctx context.Context, name string) string { return Args(ctx)[name] }
 
-// WithRecordedArgs returns ctx carrying the parameters recorded on run
+// withRecordedArgs returns ctx carrying the parameters recorded on run
 // (the run's input session, RunArgsLabel), as its Build saw them; ctx
 // itself if it recorded none.
-func WithRecordedArgs(ctx context.Context, run store.Info) context.Context {
+func withRecordedArgs(ctx context.Context, run store.Info) context.Context {
 	raw, ok := run.Labels[RunArgsLabel]
 	if !ok {
 		return ctx

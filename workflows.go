@@ -208,7 +208,7 @@ func (r *Runtime) recordedInput(ctx context.Context, info store.Info) context.Co
 	if st, err := parseRun(run); err == nil && st.input != nil {
 		ctx = WithInput(ctx, *st.input)
 	}
-	return WithRecordedArgs(ctx, run)
+	return withRecordedArgs(ctx, run)
 }
 
 // RunDossier runs the workflow called name (as Run) and writes the evidence

@@ -89,7 +89,7 @@ func commitAndEnqueuePG(ctx context.Context, qu queue, st *postgres.Store, c com
 	if err := st.CommitTx(ctx, tx, c.s, c.prev); err != nil {
 		return 0, err
 	}
-	res, err := q.client.InsertTx(ctx, tx, RunArgs{Run: c.run}, insertOpts(c.queue))
+	res, err := q.client.InsertTx(ctx, tx, runArgs{Run: c.run}, insertOpts(c.queue))
 	if err != nil {
 		return 0, fmt.Errorf("cluster: enqueue %s: %w", c.run, err)
 	}
@@ -124,7 +124,7 @@ func submitPG(ctx context.Context, qu queue, st *postgres.Store, runs []*prepare
 		if err := st.CommitTx(ctx, tx, p.in, ""); err != nil {
 			return err
 		}
-		params[i] = river.InsertManyParams{Args: RunArgs{Run: string(p.run.ID)}, InsertOpts: insertOpts(p.queue)}
+		params[i] = river.InsertManyParams{Args: runArgs{Run: string(p.run.ID)}, InsertOpts: insertOpts(p.queue)}
 	}
 	res, err := q.client.InsertManyTx(ctx, tx, params)
 	if err != nil {
@@ -134,7 +134,7 @@ func submitPG(ctx context.Context, qu queue, st *postgres.Store, runs []*prepare
 	// by the order River returns them in).
 	jobs := make(map[session.ID]int64, len(res))
 	for _, r := range res {
-		var a RunArgs
+		var a runArgs
 		if err := json.Unmarshal(r.Job.EncodedArgs, &a); err != nil {
 			return fmt.Errorf("cluster: job %d: %w", r.Job.ID, err)
 		}

@@ -14,13 +14,13 @@ import (
 // jobKind is the River job kind of a run's slice.
 const jobKind = "rath.run"
 
-// RunArgs are a run job's arguments: the run (its input session's id).
-type RunArgs struct {
+// runArgs are a run job's arguments: the run (its input session's id).
+type runArgs struct {
 	Run string `json:"run"`
 }
 
 // Kind implements river.JobArgs.
-func (RunArgs) Kind() string { return jobKind }
+func (runArgs) Kind() string { return jobKind }
 
 // queue is what the cluster needs of River, whichever driver (and so
 // transaction type) it runs on.
@@ -73,7 +73,7 @@ type rq[TTx any] struct {
 }
 
 func (q *rq[TTx]) insert(ctx context.Context, run, queue string) (int64, error) {
-	res, err := q.client.Insert(ctx, RunArgs{Run: run}, insertOpts(queue))
+	res, err := q.client.Insert(ctx, runArgs{Run: run}, insertOpts(queue))
 	if err != nil {
 		return 0, fmt.Errorf("cluster: enqueue %s: %w", run, err)
 	}
@@ -91,7 +91,7 @@ func insertOpts(queue string) *river.InsertOpts {
 func (q *rq[TTx]) replace(ctx context.Context, jobs []*rivertype.JobRow, why string) (map[string]int64, error) {
 	ids := map[string]int64{}
 	for _, j := range jobs {
-		var a RunArgs
+		var a runArgs
 		if err := json.Unmarshal(j.EncodedArgs, &a); err != nil {
 			return ids, fmt.Errorf("cluster: job %d: %w", j.ID, err)
 		}
@@ -109,7 +109,7 @@ func (q *rq[TTx]) replace(ctx context.Context, jobs []*rivertype.JobRow, why str
 // replaceOne finalizes job j, if it is still running, and inserts its
 // successor, in one transaction; 0 if j had already left the running state
 // (its worker was not dead after all, or someone replaced it first).
-func (q *rq[TTx]) replaceOne(ctx context.Context, j *rivertype.JobRow, a RunArgs, why string) (int64, error) {
+func (q *rq[TTx]) replaceOne(ctx context.Context, j *rivertype.JobRow, a runArgs, why string) (int64, error) {
 	tx, err := q.tx.begin(ctx)
 	if err != nil {
 		return 0, err

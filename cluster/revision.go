@@ -11,6 +11,8 @@ import (
 	"github.com/openrath/rath"
 )
 
+// buildOnce is this program's build digest: the first 12 hex digits of the
+// SHA-256 of its executable.
 var buildOnce = sync.OnceValue(func() string {
 	exe, err := os.Executable()
 	if err != nil {
@@ -28,17 +30,13 @@ var buildOnce = sync.OnceValue(func() string {
 	return hex.EncodeToString(h.Sum(nil))[:12]
 })
 
-// Build is this program's build digest: the first 12 hex digits of the
-// SHA-256 of its executable.
-func Build() string { return buildOnce() }
-
-// Revision is a workflow's revision in this build: name@version#build.
-func Revision(w rath.Workflow) string {
+// revisionOf is a workflow's revision in this build: name@version#build.
+func revisionOf(w rath.Workflow) string {
 	v := w.Version
 	if v == "" {
 		v = "0"
 	}
-	return w.Name + "@" + v + "#" + Build()
+	return w.Name + "@" + v + "#" + buildOnce()
 }
 
 // revisionName is the workflow name of a revision.

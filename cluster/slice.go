@@ -81,7 +81,7 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	if err != nil {
 		return river.JobCancel(err)
 	}
-	rev := Revision(wf)
+	rev := revisionOf(wf)
 	if run.Revision != "" && run.Revision != rev {
 		// Routing sends a run only to workers of its revision; a worker of
 		// another build sharing the pool leaves it to them.

@@ -133,7 +133,7 @@ func servedRevisions(names []string) ([]string, error) {
 	var serves []string
 	if len(names) == 0 {
 		for _, wf := range rath.Workflows() {
-			serves = append(serves, Revision(wf))
+			serves = append(serves, revisionOf(wf))
 		}
 		return serves, nil
 	}
@@ -142,7 +142,7 @@ func servedRevisions(names []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		serves = append(serves, Revision(wf))
+		serves = append(serves, revisionOf(wf))
 	}
 	slices.Sort(serves)
 	return serves, nil
@@ -370,12 +370,12 @@ func (w *Worker) cancels(ctx context.Context) error {
 
 // runWorker is the River worker of run jobs.
 type runWorker struct {
-	river.WorkerDefaults[RunArgs]
+	river.WorkerDefaults[runArgs]
 	w *Worker
 }
 
 // Work implements river.Worker.
-func (rw *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
+func (rw *runWorker) Work(ctx context.Context, job *river.Job[runArgs]) error {
 	rw.w.mu.Lock()
 	delete(rw.w.finished, job.ID) // a snoozed job worked again
 	rw.w.mu.Unlock()

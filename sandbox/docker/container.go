@@ -20,7 +20,7 @@ import (
 // Labels on every sandbox container.
 const (
 	LabelSandbox = "rath.sandbox" // the sandbox id
-	LabelSession = "rath.session" // the session it was opened for (WithSession), or ""
+	LabelSession = "rath.session" // the session it was opened for (sandbox.WithSession), or ""
 	LabelOwner   = "rath.owner"   // pid of the rath process that made it
 	LabelHost    = "rath.host"    // hostname of that process (pids mean nothing elsewhere)
 	LabelUser    = "rath.user"    // uid:gid commands run as
@@ -107,7 +107,7 @@ func createOptions(ctx context.Context, id, dir string, spec session.Spec, u use
 			WorkingDir: WorkspacePath,
 			Labels: map[string]string{
 				LabelSandbox: id,
-				LabelSession: SessionFrom(ctx),
+				LabelSession: string(sandbox.SessionOf(ctx)),
 				LabelOwner:   strconv.Itoa(owner),
 				LabelHost:    hostname(),
 				LabelUser:    u.String(),

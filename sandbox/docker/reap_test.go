@@ -36,7 +36,7 @@ func TestReap(t *testing.T) {
 		t.Fatal(err)
 	}
 	cli, _ := std.client()
-	cid, err := startContainer(ctx, cli, createOptions(WithSession(ctx, "ses_orphan"), id, dir, session.Spec{}, u, deadPID(t)))
+	cid, err := startContainer(ctx, cli, createOptions(sandbox.WithSession(ctx, "ses_orphan"), id, dir, session.Spec{}, u, deadPID(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
