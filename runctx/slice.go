@@ -9,7 +9,7 @@ import (
 // (WithSlice). Everything it did is committed and nothing was recorded
 // about the stop: replay.Resume continues the run, here or on another
 // process, from where it stopped.
-var ErrYielded = errors.New("run slice ended; the run continues from its last committed step")
+var ErrYielded = errors.New("runctx: the slice ended; the run continues from its last committed step")
 
 type sliceKey struct{}
 
