@@ -59,9 +59,74 @@ func benchSteps(b *testing.B, a *Agent) []time.Duration {
 	return per
 }
 
-// BenchmarkStepOverheadMemory: the loop on an unbound session.
+// BenchmarkStepOverheadMemory: the loop on an unbound session that already
+// holds len chunks (an earlier conversation of the same agent). Each run
+// makes 20 steps; the figure is the median time from one step's start to the
+// next's, so what a run does once (its instructions, recall) is not in it.
 func BenchmarkStepOverheadMemory(b *testing.B) {
-	benchSteps(b, stepAgent(b, 10, Config{}))
+	for _, n := range []int{10, 1000, 10000} {
+		b.Run(fmt.Sprintf("len=%d", n), func(b *testing.B) {
+			in := prefilled(b, n)
+			a := stepAgent(b, 20, Config{})
+			var per []time.Duration
+			for b.Loop() {
+				per = append(per, stepTimes(b, a, in)...)
+			}
+			slices.Sort(per)
+			b.ReportMetric(float64(per[len(per)/2].Nanoseconds())/1e3, "us/step")
+			b.ReportMetric(float64(in.Len()), "chunks")
+		})
+	}
+}
+
+// BenchmarkLongRun: one run of 1,000 steps from a one-message session,
+// the session growing by three chunks a step; the figure is the whole
+// run's time per step.
+func BenchmarkLongRun(b *testing.B) {
+	const steps = 1000
+	a := stepAgent(b, steps, Config{})
+	for b.Loop() {
+		t0 := time.Now()
+		out, err := a.Forward(context.Background(), session.FromUser("go"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(time.Since(t0).Nanoseconds())/1e3/(steps+1), "us/step")
+		b.ReportMetric(float64(out.Len()), "chunks")
+	}
+}
+
+// prefilled returns the output of a run of the step agent long enough to
+// hold about n chunks (three a step, plus the user message, the
+// instructions and the final answer).
+func prefilled(b *testing.B, n int) *session.Session {
+	b.Helper()
+	steps := max((n-4)/3, 1)
+	a := stepAgent(b, steps, Config{Instructions: "Call noop until told otherwise."})
+	out, err := a.Forward(context.Background(), session.FromUser("go"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out.Append(session.User("again"))
+}
+
+// stepTimes runs a on in and returns the time from each step's start to the
+// next one's.
+func stepTimes(b *testing.B, a *Agent, in *session.Session) []time.Duration {
+	var starts []time.Time
+	for ev, err := range a.Run(context.Background(), in) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		if ev.Kind == StepStart {
+			starts = append(starts, time.Now())
+		}
+	}
+	out := make([]time.Duration, 0, len(starts))
+	for i := 1; i < len(starts); i++ {
+		out = append(out, starts[i].Sub(starts[i-1]))
+	}
+	return out
 }
 
 // BenchmarkStepOverhead: the same loop committing every step to SQLite in

@@ -38,6 +38,7 @@ type run struct {
 	counter tool.Counter  // calls against the policy
 	node    string        // this run's node path
 	player  runctx.Player // replay's record, nil when live
+	conv    conversation  // the request messages so far
 }
 
 // add appends chunks made by this run, through the player if replaying.
@@ -226,15 +227,7 @@ func (r *run) hasInstructions() bool {
 // request builds the model request: the transcript with this agent's
 // instructions first.
 func (r *run) request() *model.Request {
-	msgs := r.s.Transcript()
-	for i, m := range msgs {
-		if m.Role == session.RoleSystem && m.Content == r.a.cfg.Instructions && i > 0 {
-			copy(msgs[1:i+1], msgs[0:i])
-			msgs[0] = m
-			break
-		}
-	}
-	return &model.Request{Messages: msgs, Tools: r.a.specs, Params: r.a.cfg.Params}
+	return r.conv.request(r.s, r.a.cfg.Instructions, r.a.specs, r.a.cfg.Params)
 }
 
 // callModel streams one model call, passing text and reasoning on, and

@@ -1,8 +1,6 @@
 package model
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 
 	"github.com/openrath/rath/session"
@@ -19,6 +17,8 @@ type Request struct {
 	// NoStream asks the provider for one whole response instead of a stream;
 	// the events are then produced from it. For servers that cannot stream.
 	NoStream bool
+
+	prefix *digestPrefix // see Continues
 }
 
 // ToolSpec is a tool as the model sees it.
@@ -59,54 +59,4 @@ func (r *Request) Record() session.ModelParams {
 		p.Tools = append(p.Tools, t.Name)
 	}
 	return p
-}
-
-// Digest is "sha256:<hex>" over the request — model, messages, tools and
-// parameters — so replay can tell whether it would send the same request.
-// A message projected from a chunk stands in by its role and chunk id (a
-// content hash of the chunk and its chain), which keeps the digest cheap on
-// long sessions; other messages by their JSON.
-func (r *Request) Digest() string {
-	h := sha256.New()
-	w := func(b []byte) {
-		var n [8]byte
-		for i, l := 0, uint64(len(b)); i < 8; i++ {
-			n[i] = byte(l >> (8 * i))
-		}
-		h.Write(n[:])
-		h.Write(b)
-	}
-	w([]byte(r.Model))
-	var buf []byte
-	for _, m := range r.Messages {
-		if m.Chunk != "" {
-			buf = append(append(append(buf[:0], m.Role...), 0), m.Chunk...)
-			w(buf)
-			continue
-		}
-		raw, err := json.Marshal(m)
-		if err != nil {
-			return ""
-		}
-		w(raw)
-	}
-	// Tools field by field (their schemas are raw JSON already), then the
-	// parameters as recorded.
-	w([]byte{byte(len(r.Tools)), byte(len(r.Tools) >> 8)})
-	for _, t := range r.Tools {
-		strict := byte(0)
-		if t.Strict {
-			strict = 1
-		}
-		w([]byte(t.Name))
-		w([]byte(t.Description))
-		w(t.Parameters)
-		w([]byte{strict})
-	}
-	params, err := json.Marshal(r.Record())
-	if err != nil {
-		return ""
-	}
-	w(params)
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }

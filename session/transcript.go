@@ -52,7 +52,7 @@ func (s *Session) Transcript() []Message {
 		if hidden != nil && hidden[i] && e.Tier != TierDurable {
 			return true
 		}
-		if m, ok := project(e.Chunk); ok {
+		if m, ok := e.Chunk.Message(); ok {
 			out = append(out, m)
 		}
 		return true
@@ -128,8 +128,13 @@ func (s *Session) compressions() (hidden []bool, anchors map[int][]anchored) {
 	return hidden, anchors
 }
 
-// project returns the message a chunk contributes to the model's view.
-func project(c Chunk) (Message, bool) {
+// Message returns the message c contributes to the model's view, and
+// false for an evidence-only chunk. It does not know about compression: a
+// chunk a later compress chunk hides still has its message (Transcript
+// leaves it out). Appending a chunk that is not a compress chunk adds
+// exactly its Message to the transcript, which lets a caller keep a
+// growing session's transcript without projecting it again.
+func (c Chunk) Message() (Message, bool) {
 	switch c.Kind {
 	case KindSystem:
 		return Message{Role: RoleSystem, Content: c.System.Text, Chunk: c.ID}, true

@@ -1,0 +1,107 @@
+package model
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"hash"
+
+	"github.com/openrath/rath/session"
+)
+
+// digestPrefix is the state of a request digest after the model name and
+// the first n messages, kept so that the next request of a growing
+// conversation hashes only the messages it adds.
+type digestPrefix struct {
+	model string
+	first *session.Message // &Messages[0] of the request hashed
+	n     int
+	last  session.ChunkID // Messages[n-1].Chunk
+	h     hash.Cloner
+}
+
+// extends reports whether r's messages are p's with more after them: the
+// same model, the same backing array and the same last message.
+func (p *digestPrefix) extends(r *Request) bool {
+	return p != nil && p.model == r.Model && p.n > 0 && p.n <= len(r.Messages) &&
+		&r.Messages[0] == p.first && r.Messages[p.n-1].Chunk == p.last && p.last != ""
+}
+
+// Continues tells r that its Messages are prev's Messages with more
+// appended in place (the same backing array, the first ones unchanged), as
+// the requests of one agent run are: Digest then hashes only the messages
+// prev did not have, and a step costs the same however long the
+// conversation. If r's messages turn out not to extend prev's, Digest
+// hashes them all; the digest is the same either way.
+func (r *Request) Continues(prev *Request) {
+	if prev != nil {
+		r.prefix = prev.prefix
+	}
+}
+
+// Digest is "sha256:<hex>" over the request — model, messages, tools and
+// parameters — so replay can tell whether it would send the same request.
+// A message projected from a chunk stands in by its role and chunk id (a
+// content hash of the chunk and its chain); other messages by their JSON.
+// Digest keeps the hash state after the messages, for a request that
+// Continues this one; it is not safe for concurrent use on one Request.
+func (r *Request) Digest() string {
+	var h hash.Cloner
+	from := 0
+	if p := r.prefix; p.extends(r) {
+		if c, err := p.h.Clone(); err == nil {
+			h, from = c, p.n
+		}
+	}
+	if h == nil {
+		h = sha256.New().(hash.Cloner)
+		writeField(h, []byte(r.Model))
+	}
+	var buf []byte
+	for _, m := range r.Messages[from:] {
+		if m.Chunk != "" {
+			buf = append(append(append(buf[:0], m.Role...), 0), m.Chunk...)
+			writeField(h, buf)
+			continue
+		}
+		raw, err := json.Marshal(m)
+		if err != nil {
+			return ""
+		}
+		writeField(h, raw)
+	}
+	if n := len(r.Messages); n > 0 {
+		if c, err := h.Clone(); err == nil {
+			r.prefix = &digestPrefix{model: r.Model, first: &r.Messages[0], n: n, last: r.Messages[n-1].Chunk, h: c}
+		}
+	}
+	// Tools field by field (their schemas are raw JSON already), then the
+	// parameters as recorded.
+	writeField(h, []byte{byte(len(r.Tools)), byte(len(r.Tools) >> 8)})
+	for _, t := range r.Tools {
+		strict := byte(0)
+		if t.Strict {
+			strict = 1
+		}
+		writeField(h, []byte(t.Name))
+		writeField(h, []byte(t.Description))
+		writeField(h, t.Parameters)
+		writeField(h, []byte{strict})
+	}
+	params, err := json.Marshal(r.Record())
+	if err != nil {
+		return ""
+	}
+	writeField(h, params)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// writeField writes b to h after its length (eight bytes, little endian).
+func writeField(h hash.Hash, b []byte) {
+	var n [8]byte
+	for i, l := 0, uint64(len(b)); i < 8; i++ {
+		n[i] = byte(l >> (8 * i))
+	}
+	h.Write(n[:])
+	h.Write(b)
+}
