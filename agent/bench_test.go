@@ -23,8 +23,9 @@ import (
 )
 
 // stepAgent answers every request with one call of a no-op tool, for steps
-// steps, then a final answer.
-func stepAgent(b *testing.B, steps int, cfg Config) *Agent {
+// steps, then a final answer. The tool is marked idempotent if asked (it
+// is: it does nothing).
+func stepAgent(b *testing.B, steps int, cfg Config, idempotent ...bool) *Agent {
 	b.Helper()
 	n := 0
 	cfg.Model = scripted.Func(func(context.Context, *model.Request) (model.Response, error) {
@@ -34,7 +35,15 @@ func stepAgent(b *testing.B, steps int, cfg Config) *Agent {
 		}
 		return model.Response{ToolCalls: []session.ToolCall{session.NewToolCall("c", "noop", `{}`)}}, nil
 	})
-	cfg.Tools = []tool.Tool{tool.MustFunc("noop", "Does nothing.", func(context.Context, struct{}) (string, error) { return "ok", nil })}
+	var opts []tool.Option[struct{}]
+	if len(idempotent) > 0 && idempotent[0] {
+		opts = append(opts, tool.Idempotent[struct{}]())
+	}
+	noop, err := tool.FuncWith("noop", "Does nothing.", func(context.Context, tool.Env, struct{}) (string, error) { return "ok", nil }, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.Tools = []tool.Tool{noop}
 	cfg.Name, cfg.MaxSteps = "bench", steps+1
 	a, err := New(cfg)
 	if err != nil {
@@ -130,15 +139,53 @@ func stepTimes(b *testing.B, a *Agent, in *session.Session) []time.Duration {
 }
 
 // BenchmarkStepOverhead: the same loop committing every step to SQLite in
-// sync mode.
+// sync mode, beside a raw write+fsync of a step's bytes to a file on the
+// same file system (x-raw: the step over the raw write). With an idempotent
+// tool a step is one commit; with one that must not run twice ("twice") the
+// call's turn is committed before the tool runs as well, so two.
 func BenchmarkStepOverhead(b *testing.B) {
-	st, err := sqlite.Open(context.Background(), sqlite.Options{Path: filepath.Join(b.TempDir(), "b.db")})
+	for _, c := range []struct {
+		name       string
+		idempotent bool
+	}{{"idempotent", true}, {"twice", false}} {
+		b.Run(c.name, func(b *testing.B) {
+			dir := b.TempDir()
+			st, err := sqlite.Open(context.Background(), sqlite.Options{Path: filepath.Join(dir, "b.db")})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			per := benchSteps(b, stepAgent(b, 10, Config{Store: st}, c.idempotent))
+			raw := rawFsync(b, dir, 1024)
+			b.ReportMetric(float64(raw.Nanoseconds())/1e3, "raw-fsync-us")
+			b.ReportMetric(float64(per[len(per)/2])/float64(raw), "x-raw")
+			b.ReportMetric(cpuPerStep(b, c.idempotent), "cpu-us/step")
+		})
+	}
+}
+
+// rawFsync is the median time of writing size bytes to a file in dir and
+// fsyncing it, over 200 writes: what a durable step cannot go below.
+func rawFsync(b *testing.B, dir string, size int) time.Duration {
+	f, err := os.OpenFile(filepath.Join(dir, "raw"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
-	benchSteps(b, stepAgent(b, 10, Config{Store: st}))
-	b.ReportMetric(cpuPerStep(b), "cpu-us/step")
+	defer f.Close()
+	buf := make([]byte, size)
+	var per []time.Duration
+	for range 200 {
+		t0 := time.Now()
+		if _, err := f.Write(buf); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			b.Fatal(err)
+		}
+		per = append(per, time.Since(t0))
+	}
+	slices.Sort(per)
+	return per[len(per)/2]
 }
 
 // nopStore accepts every commit and does nothing: the loop's own cost with
@@ -150,8 +197,8 @@ func (nopStore) Commit(context.Context, *session.Session, session.ChunkID) error
 // cpuPerStep is the process CPU time (user + system) per step of the same
 // committing loop when the store does nothing: the runtime's own CPU per
 // step, excluding the store.
-func cpuPerStep(b *testing.B) float64 {
-	a := stepAgent(b, 10, Config{Store: nopStore{}})
+func cpuPerStep(b *testing.B, idempotent bool) float64 {
+	a := stepAgent(b, 10, Config{Store: nopStore{}}, idempotent)
 	const runs = 200
 	before := cpuTime()
 	for range runs {

@@ -35,43 +35,49 @@ func stepper() model.Model {
 	})
 }
 
-// BenchmarkReplay: a recorded workflow of 100,000 agent steps — a Map of
-// 10,000 runs of an agent taking ten steps each (nine tool calls and an
-// answer) — replayed from its record; reports replayed steps per second.
+// BenchmarkReplay: a recorded workflow of agent steps — a Map of runs of
+// an agent taking ten steps each (nine tool calls and an answer): 100, 1,000
+// and 10,000 runs, so 1,000 to 100,000 steps — replayed from its record;
+// reports replayed steps per second, which should not fall as the record
+// grows. RATH_REPLAY_RUNS replaces the largest size.
 func BenchmarkReplay(b *testing.B) {
-	b.Run("steps=100000", func(b *testing.B) {
-		runs, steps := benchRuns(), 10
-		var calls atomic.Int64
-		mk := func(m model.Model) flow.Module {
-			a, err := agent.New(agent.Config{Name: "adder", Instructions: "Add.", Model: m, Tools: []tool.Tool{adder(&calls, 0)}, MaxSteps: 20})
-			if err != nil {
-				b.Fatal(err)
-			}
-			items := make([]string, runs)
-			for i := range items {
-				items[i] = fmt.Sprint("task ", i)
-			}
-			return flow.Map(func(*session.Session) ([]string, error) { return items, nil }, a, 0)
-		}
-		rec, err := flow.Run(context.Background(), nil, mk(stepper()), session.FromUser("sum things"))
+	for _, runs := range []int{100, 1000, benchRuns()} {
+		b.Run(fmt.Sprintf("steps=%d", runs*10), func(b *testing.B) { benchReplay(b, runs) })
+	}
+}
+
+func benchReplay(b *testing.B, runs int) {
+	steps := 10
+	var calls atomic.Int64
+	mk := func(m model.Model) flow.Module {
+		a, err := agent.New(agent.Config{Name: "adder", Instructions: "Add.", Model: m, Tools: []tool.Tool{adder(&calls, 0)}, MaxSteps: 20})
 		if err != nil {
 			b.Fatal(err)
 		}
-		dead := scripted.Func(func(context.Context, *model.Request) (model.Response, error) {
-			return model.Response{}, fmt.Errorf("the replay called the model")
-		})
-		m := mk(dead)
-		var total time.Duration
-		for b.Loop() {
-			t0 := time.Now()
-			out, err := replay.Run(context.Background(), m, rec)
-			total += time.Since(t0)
-			if err != nil || out.Head() != rec.Head() {
-				b.Fatal(err)
-			}
+		items := make([]string, runs)
+		for i := range items {
+			items[i] = fmt.Sprint("task ", i)
 		}
-		b.ReportMetric(float64(runs*steps)*float64(b.N)/total.Seconds(), "steps/s")
+		return flow.Map(func(*session.Session) ([]string, error) { return items, nil }, a, 0)
+	}
+	rec, err := flow.Run(context.Background(), nil, mk(stepper()), session.FromUser("sum things"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dead := scripted.Func(func(context.Context, *model.Request) (model.Response, error) {
+		return model.Response{}, fmt.Errorf("the replay called the model")
 	})
+	m := mk(dead)
+	var total time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		out, err := replay.Run(context.Background(), m, rec)
+		total += time.Since(t0)
+		if err != nil || out.Head() != rec.Head() {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(runs*steps)*float64(b.N)/total.Seconds(), "steps/s")
 }
 
 // benchRuns is the number of runs BenchmarkReplay records
