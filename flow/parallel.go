@@ -16,19 +16,12 @@ import (
 type MergeFunc func(ctx context.Context, in *session.Session, outs []*session.Session) (*session.Session, error)
 
 // MergeAll is the default merge: the common prefix, then every branch's
-// suffix in branch order (session.Merge, folded).
+// suffix in branch order (session.Session.MergeAll).
 func MergeAll(_ context.Context, in *session.Session, outs []*session.Session) (*session.Session, error) {
 	if len(outs) == 0 {
 		return in, nil
 	}
-	m := outs[0]
-	for _, o := range outs[1:] {
-		var err error
-		if m, err = m.Merge(o, session.KeepPlacement(session.Ours)); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
+	return outs[0].MergeAll(outs[1:], session.KeepPlacement(session.Ours))
 }
 
 // Par runs its branches concurrently, each on its own fork of the input,

@@ -7,6 +7,14 @@ package session
 
 // appendCanonicalChunk appends the canonical encoding of c, minus "id".
 func appendCanonicalChunk(dst []byte, c *Chunk) ([]byte, error) {
+	out, _, err := appendCanonicalChunkAt(dst, c)
+	return out, err
+}
+
+// appendCanonicalChunkAt is appendCanonicalChunk that also returns where in
+// the output the parent id's text starts (-1 without a parent): a merge
+// re-chains a chunk by writing another id of the same length there.
+func appendCanonicalChunkAt(dst []byte, c *Chunk) (out []byte, parentAt int, err error) {
 	w := canonWriter{b: dst}
 	w.open()
 	// approval assistant compress decision error kind memory model_call node
@@ -46,7 +54,12 @@ func appendCanonicalChunk(dst []byte, c *Chunk) ([]byte, error) {
 	w.strOpt("node", c.Node)
 	textMember(&w, "note", c.Note)
 	w.strOpt("origin", string(c.Origin))
-	w.strOpt("parent", string(c.Parent))
+	parentAt = -1
+	if c.Parent != "" {
+		w.key("parent")
+		parentAt = len(w.b) + 1 // after the opening quote
+		w.b = appendCanonString(w.b, string(c.Parent))
+	}
 	if c.Placement != nil {
 		w.key("placement")
 		c.Placement.canon(&w)
@@ -60,7 +73,7 @@ func appendCanonicalChunk(dst []byte, c *Chunk) ([]byte, error) {
 	}
 	textMember(&w, "user", c.User)
 	w.close()
-	return w.b, w.err
+	return w.b, parentAt, w.err
 }
 
 func textMember(w *canonWriter, k string, t *Text) {
