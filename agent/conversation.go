@@ -74,7 +74,9 @@ func (c *conversation) project(s *session.Session, instructions string) {
 			break
 		}
 	}
-	c.msgs = msgs
+	// Room for the steps to come, so that a short run does not grow the
+	// array step by step.
+	c.msgs = append(make([]session.Message, 0, 2*len(msgs)+16), msgs...)
 }
 
 func isInstructions(m session.Message, instructions string) bool {
