@@ -18,6 +18,33 @@ type digestPrefix struct {
 	n     int
 	last  session.ChunkID // Messages[n-1].Chunk
 	h     hash.Cloner
+	// The recorded parameters' JSON, and the tools and parameters it was
+	// made from (a run's requests share them).
+	params     []byte
+	fromTools  []ToolSpec
+	fromParams Params
+}
+
+// paramsJSON is json.Marshal(r.Record()), reused from p when r has the
+// same tools slice and the same parameters.
+func (p *digestPrefix) paramsJSON(r *Request) ([]byte, error) {
+	if p != nil && p.params != nil && sameSlice(p.fromTools, r.Tools) && sameParams(p.fromParams, r.Params) {
+		return p.params, nil
+	}
+	return json.Marshal(r.Record())
+}
+
+// sameSlice reports whether a and b are the same slice (not merely equal).
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// sameParams reports whether a and b are the same parameters: equal
+// values, and the same pointers and slices where they refer to data.
+func sameParams(a, b Params) bool {
+	return a.Temperature == b.Temperature && a.TopP == b.TopP && a.MaxTokens == b.MaxTokens &&
+		a.ToolChoice == b.ToolChoice && a.ParallelToolCalls == b.ParallelToolCalls && sameSlice(a.Stop, b.Stop) &&
+		sameSlice(a.ResponseSchema, b.ResponseSchema) && a.ResponseSchemaName == b.ResponseSchemaName
 }
 
 // extends reports whether r's messages are p's with more after them: the
@@ -32,7 +59,8 @@ func (p *digestPrefix) extends(r *Request) bool {
 // the requests of one agent run are: Digest then hashes only the messages
 // prev did not have, and a step costs the same however long the
 // conversation. If r's messages turn out not to extend prev's, Digest
-// hashes them all; the digest is the same either way.
+// hashes them all; the digest is the same either way. Tools and parameters
+// that are the very slices and pointers prev had are taken as unchanged.
 func (r *Request) Continues(prev *Request) {
 	if prev != nil {
 		r.prefix = prev.prefix
@@ -48,6 +76,10 @@ func (r *Request) Continues(prev *Request) {
 func (r *Request) Digest() string {
 	var h hash.Cloner
 	from := 0
+	params, err := r.prefix.paramsJSON(r)
+	if err != nil {
+		return ""
+	}
 	if p := r.prefix; p.extends(r) {
 		if c, err := p.h.Clone(); err == nil {
 			h, from = c, p.n
@@ -72,7 +104,8 @@ func (r *Request) Digest() string {
 	}
 	if n := len(r.Messages); n > 0 {
 		if c, err := h.Clone(); err == nil {
-			r.prefix = &digestPrefix{model: r.Model, first: &r.Messages[0], n: n, last: r.Messages[n-1].Chunk, h: c}
+			r.prefix = &digestPrefix{model: r.Model, first: &r.Messages[0], n: n, last: r.Messages[n-1].Chunk, h: c,
+				params: params, fromTools: r.Tools, fromParams: r.Params}
 		}
 	}
 	// Tools field by field (their schemas are raw JSON already), then the
@@ -87,10 +120,6 @@ func (r *Request) Digest() string {
 		writeField(h, []byte(t.Description))
 		writeField(h, t.Parameters)
 		writeField(h, []byte{strict})
-	}
-	params, err := json.Marshal(r.Record())
-	if err != nil {
-		return ""
 	}
 	writeField(h, params)
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))

@@ -31,7 +31,11 @@ func TestContinuedDigestEqualsFullDigest(t *testing.T) {
 				}
 				msgs = append(msgs, m)
 			}
-			req := &Request{Messages: msgs[:len(msgs):len(msgs)], Tools: tools}
+			req := &Request{Messages: msgs[:len(msgs):len(msgs)], Tools: tools, Params: Params{MaxTokens: step / 5}}
+			if step%4 == 0 {
+				req.Tools = append([]ToolSpec(nil), tools...) // equal, another slice
+				req.Tools[0].Name = fmt.Sprint("tool_", step)
+			}
 			req.Continues(prev)
 			if got, want := req.Digest(), fresh(req).Digest(); got != want {
 				t.Fatalf("round %d step %d: continued digest %s, full %s", round, step, got, want)
