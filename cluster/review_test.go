@@ -107,7 +107,7 @@ func TestZombieIsFencedOut(t *testing.T) {
 		a := e.worker("a", "--slice-steps", "1000")
 		id := e.submit(`{"steps":4,"latency_ms":5,"idempotent":true,"sleep_ms":4000,"sleep_on":2}`)
 		e.waitFor("a inside call 2", 30*time.Second, func() bool { return e.effectCounts()[string(id)+" 2"] == 1 })
-		a.signal(syscall.SIGSTOP)
+		e.pause(a)
 		e.worker("b")
 		r := e.waitState(id, cluster.StateDone, 60*time.Second)
 		if r.Worker != "b" {
