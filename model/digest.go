@@ -2,6 +2,7 @@ package model
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"hash"
@@ -85,22 +86,27 @@ func (r *Request) Digest() string {
 			h, from = c, p.n
 		}
 	}
+	// Fields go through one buffer, written to the hash once a message (a
+	// write through the interface would move each length to the heap).
+	buf := make([]byte, 0, 256)
 	if h == nil {
 		h = sha256.New().(hash.Cloner)
-		writeField(h, []byte(r.Model))
+		h.Write(appendField(buf, r.Model))
 	}
-	var buf []byte
 	for _, m := range r.Messages[from:] {
+		buf = buf[:0]
 		if m.Chunk != "" {
-			buf = append(append(append(buf[:0], m.Role...), 0), m.Chunk...)
-			writeField(h, buf)
+			n := len(m.Role) + 1 + len(m.Chunk)
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(n))
+			buf = append(append(append(buf, m.Role...), 0), m.Chunk...)
+			h.Write(buf)
 			continue
 		}
 		raw, err := json.Marshal(m)
 		if err != nil {
 			return ""
 		}
-		writeField(h, raw)
+		h.Write(appendField(buf, raw))
 	}
 	if n := len(r.Messages); n > 0 {
 		if c, err := h.Clone(); err == nil {
@@ -110,27 +116,27 @@ func (r *Request) Digest() string {
 	}
 	// Tools field by field (their schemas are raw JSON already), then the
 	// parameters as recorded.
-	writeField(h, []byte{byte(len(r.Tools)), byte(len(r.Tools) >> 8)})
+	buf = appendField(buf[:0], []byte{byte(len(r.Tools)), byte(len(r.Tools) >> 8)})
 	for _, t := range r.Tools {
 		strict := byte(0)
 		if t.Strict {
 			strict = 1
 		}
-		writeField(h, []byte(t.Name))
-		writeField(h, []byte(t.Description))
-		writeField(h, t.Parameters)
-		writeField(h, []byte{strict})
+		buf = appendField(buf, t.Name)
+		buf = appendField(buf, t.Description)
+		buf = appendField(buf, t.Parameters)
+		buf = appendField(buf, []byte{strict})
 	}
-	writeField(h, params)
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	h.Write(appendField(buf, params))
+	var sum [sha256.Size]byte
+	out := make([]byte, 0, len("sha256:")+2*sha256.Size)
+	out = append(out, "sha256:"...)
+	return string(hex.AppendEncode(out, h.Sum(sum[:0])))
 }
 
-// writeField writes b to h after its length (eight bytes, little endian).
-func writeField(h hash.Hash, b []byte) {
-	var n [8]byte
-	for i, l := 0, uint64(len(b)); i < 8; i++ {
-		n[i] = byte(l >> (8 * i))
-	}
-	h.Write(n[:])
-	h.Write(b)
+// appendField appends b to dst after its length (eight bytes, little
+// endian): the digest's framing of each field.
+func appendField[B ~string | ~[]byte](dst []byte, b B) []byte {
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(len(b)))
+	return append(dst, b...)
 }

@@ -80,3 +80,36 @@ func TestContinuesChecksTheMessagesExtend(t *testing.T) {
 		t.Fatal("the model name of the predecessor was kept")
 	}
 }
+
+// goldenRequest has every kind of field the digest frames: a model name,
+// messages with and without chunk ids, a strict tool with a schema and
+// parameters with pointers and slices.
+func goldenRequest() *Request {
+	t := 0.5
+	return &Request{Model: "m-1", Messages: []session.Message{
+		{Role: session.RoleSystem, Content: "be brief", Chunk: "sha256:0101010101010101010101010101010101010101010101010101010101010101"},
+		{Role: session.RoleUser, Content: "no chunk: marshalled"},
+		{Role: session.RoleTool, Content: "ok", ToolCallID: "c1", Name: "noop", Chunk: "sha256:0202020202020202020202020202020202020202020202020202020202020202"},
+	}, Tools: []ToolSpec{{Name: "noop", Description: "Does nothing.", Parameters: []byte(`{"type":"object"}`), Strict: true}},
+		Params: Params{Temperature: &t, MaxTokens: 100, Stop: []string{"END"}}}
+}
+
+// The digest is recorded in every model_call chunk and compared by replay:
+// it must not change, or no record made before would replay. This is the
+// digest the first implementation gave this request.
+func TestDigestIsStable(t *testing.T) {
+	const want = "sha256:2e9063cccd72e192412a2865e88ca870a8c1bdd505efb17b5d7109da13def36e"
+	if got := goldenRequest().Digest(); got != want {
+		t.Fatalf("digest %s, recorded digests say %s", got, want)
+	}
+	full := goldenRequest().Messages
+	r := goldenRequest()
+	r.Messages = full[:2]
+	r.Digest()
+	next := goldenRequest()
+	next.Messages = full // the same array, one more message
+	next.Continues(r)
+	if got := next.Digest(); got != want {
+		t.Fatalf("continued digest %s, want %s", got, want)
+	}
+}
