@@ -1,5 +1,7 @@
 package session
 
+import "sync"
+
 // The canonical (RFC 8785) encoding of a chunk without its id, written field
 // by field. Members appear in sorted key order; each list is annotated with
 // the order it follows. The JSON tags on the Go types remain the definition:
@@ -15,25 +17,27 @@ func appendCanonicalChunk(dst []byte, c *Chunk) ([]byte, error) {
 // the output the parent id's text starts (-1 without a parent): a merge
 // re-chains a chunk by writing another id of the same length there.
 func appendCanonicalChunkAt(dst []byte, c *Chunk) (out []byte, parentAt int, err error) {
-	w := canonWriter{b: dst}
+	w := writers.Get().(*canonWriter)
+	defer writers.Put(w)
+	*w = canonWriter{b: dst}
 	w.open()
 	// approval assistant compress decision error kind memory model_call node
 	// note origin parent placement system tier time tool_result user
 	if c.Approval != nil {
 		w.key("approval")
-		c.Approval.canon(&w)
+		c.Approval.canon(w)
 	}
 	if c.Assistant != nil {
 		w.key("assistant")
-		c.Assistant.canon(&w)
+		c.Assistant.canon(w)
 	}
 	if c.Compress != nil {
 		w.key("compress")
-		c.Compress.canon(&w)
+		c.Compress.canon(w)
 	}
 	if c.Decision != nil {
 		w.key("decision")
-		c.Decision.canon(&w)
+		c.Decision.canon(w)
 	}
 	if c.Error != nil {
 		w.key("error")
@@ -45,14 +49,14 @@ func appendCanonicalChunkAt(dst []byte, c *Chunk) (out []byte, parentAt int, err
 	w.str("kind", c.Kind.String())
 	if c.Memory != nil {
 		w.key("memory")
-		c.Memory.canon(&w)
+		c.Memory.canon(w)
 	}
 	if c.ModelCall != nil {
 		w.key("model_call")
-		c.ModelCall.canon(&w)
+		c.ModelCall.canon(w)
 	}
 	w.strOpt("node", c.Node)
-	textMember(&w, "note", c.Note)
+	textMember(w, "note", c.Note)
 	w.strOpt("origin", string(c.Origin))
 	parentAt = -1
 	if c.Parent != "" {
@@ -62,19 +66,25 @@ func appendCanonicalChunkAt(dst []byte, c *Chunk) (out []byte, parentAt int, err
 	}
 	if c.Placement != nil {
 		w.key("placement")
-		c.Placement.canon(&w)
+		c.Placement.canon(w)
 	}
-	textMember(&w, "system", c.System)
+	textMember(w, "system", c.System)
 	w.str("tier", c.Tier.String())
 	w.time("time", c.Time)
 	if c.ToolResult != nil {
 		w.key("tool_result")
-		c.ToolResult.canon(&w)
+		c.ToolResult.canon(w)
 	}
-	textMember(&w, "user", c.User)
+	textMember(w, "user", c.User)
 	w.close()
-	return w.b, parentAt, w.err
+	out, err = w.b, w.err
+	w.b = nil
+	return out, parentAt, err
 }
+
+// writers recycles chunk writers: the body encoders take the writer by
+// pointer, which would put a new one on the heap for every chunk hashed.
+var writers = sync.Pool{New: func() any { return new(canonWriter) }}
 
 func textMember(w *canonWriter, k string, t *Text) {
 	if t != nil {
