@@ -35,8 +35,11 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 	}
 	n := len(calls)
 	res := make([]session.ToolResult, n)
-	rsrc := make([][]tool.Resource, n)
+	rsrc := make([][]tool.Resource, n) // what the calls that run touch
 	for i, c := range calls {
+		if _, ok := refused[c.ID]; ok {
+			continue
+		}
 		if t := r.a.tools[c.Name]; t != nil && c.ArgsValid() {
 			rsrc[i] = t.Resources(c.Args)
 		}
