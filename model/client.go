@@ -73,7 +73,7 @@ func (c *client) call(ctx context.Context, req *Request, yield func(Event, error
 			defer cancel()
 		}
 	}
-	rng := rand.New(rand.NewPCG(uint64(start.UnixNano()), 0x5eed))
+	var rng *rand.Rand // made on the first retry: most calls need none
 	var attempts []session.Attempt
 	for n := 1; ; n++ {
 		resp, yielded, stopped, err := c.attempt(ctx, &r, yield)
@@ -120,6 +120,9 @@ func (c *client) call(ctx context.Context, req *Request, yield func(Event, error
 		}
 		if n >= c.retry.MaxAttempts || !Retryable(err) || ctx.Err() != nil {
 			return nil, false, fail(attempts, err)
+		}
+		if rng == nil {
+			rng = rand.New(rand.NewPCG(uint64(start.UnixNano()), 0x5eed))
 		}
 		wait := c.retry.backoff(n, rng)
 		var se *StatusError
