@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
-	"strings"
 	"sync/atomic"
 
 	"github.com/openrath/rath/memory/internal/rank"
@@ -22,8 +21,9 @@ const (
 
 // lexTerm is a query term that some entry holds.
 type lexTerm struct {
-	id  int64   // its lexicon id
-	idf float64 // ln(1 + (N - n + 0.5) / (n + 0.5)): positive however common
+	id   int64   // its lexicon id
+	docs int64   // how many entries hold it, in every scope
+	idf  float64 // ln(1 + (N - n + 0.5) / (n + 0.5)): positive however common
 }
 
 // bound is the most the term can add to any entry's score: a term's part
@@ -31,10 +31,12 @@ type lexTerm struct {
 func (t lexTerm) bound() float64 { return t.idf * (bm25K1 + 1) }
 
 // lexQuery is a query read against the lexicon: its distinct terms that
-// some entry holds, rarest first, and the average entry length.
+// some entry holds, rarest first, the number of entries and their average
+// length.
 type lexQuery struct {
-	terms  []lexTerm
-	avgLen float64
+	terms   []lexTerm
+	entries int64
+	avgLen  float64
 }
 
 // part is what an occurrence count tf in an entry of length n adds.
@@ -50,12 +52,11 @@ func (b *Backend) readQuery(ctx context.Context, query string) (*lexQuery, error
 	if len(ts) == 0 {
 		return &lexQuery{}, nil
 	}
-	args := make([]any, len(ts))
-	for i, t := range ts {
-		args[i] = t
+	raw, err := json.Marshal(ts)
+	if err != nil {
+		return nil, err
 	}
-	rows, err := b.db.QueryContext(ctx, `SELECT l.id, l.docs, t.docs, t.tokens FROM lexicon l, lexicon_totals t
-		WHERE l.term IN (?`+strings.Repeat(",?", len(ts)-1)+`) AND l.docs > 0`, args...)
+	rows, err := b.stmts.terms.QueryContext(ctx, string(raw))
 	if err != nil {
 		return nil, err
 	}
@@ -63,13 +64,14 @@ func (b *Backend) readQuery(ctx context.Context, query string) (*lexQuery, error
 	q := &lexQuery{}
 	for rows.Next() {
 		var t lexTerm
-		var df, docs, tokens int64
-		if err := rows.Scan(&t.id, &df, &docs, &tokens); err != nil {
+		var docs, tokens int64
+		if err := rows.Scan(&t.id, &t.docs, &docs, &tokens); err != nil {
 			return nil, err
 		}
+		df := t.docs
 		docs = max(docs, df)
 		t.idf = math.Log(1 + (float64(docs-df)+0.5)/(float64(df)+0.5))
-		q.avgLen = max(float64(tokens)/float64(docs), 1)
+		q.entries, q.avgLen = docs, max(float64(tokens)/float64(docs), 1)
 		q.terms = append(q.terms, t)
 	}
 	slices.SortFunc(q.terms, func(a, b lexTerm) int {
@@ -82,10 +84,10 @@ func (b *Backend) readQuery(ctx context.Context, query string) (*lexQuery, error
 }
 
 // lexStats counts how the lexical searches read the postings: a term's
-// postings in a scope's range, or a term looked up for the entries found
-// already (see bm25Scope).
+// postings in a scope's range, a term looked up for the entries found
+// already, or a term's postings read by impact (see bm25Scope).
 type lexStats struct {
-	ranges, lookups atomic.Int64
+	ranges, lookups, impacts atomic.Int64
 }
 
 // candidate is an entry being scored: its length and its score so far.
@@ -94,50 +96,93 @@ type candidate struct {
 	score  float64
 }
 
+// readMode is how bm25Scope reads the postings.
+type readMode int
+
+const (
+	readEvery    readMode = iota // every posting of every term: what the others must equal
+	readPruned                   // what recalls do
+	readByImpact                 // readPruned, reading by impact wherever it may (tests)
+)
+
 // bm25Scope returns the k best entries of scope id by BM25, best first.
 //
-// The terms are read rarest first, each from its postings in the scope's
-// rowid range, adding to the score of every entry that holds it. Before
-// each term, if k entries already score more than the rest of the terms
-// could add together (see lexTerm.bound), no entry that holds none of the
-// terms read so far can reach the k best: the rest of the terms are then
-// looked up for the entries already found only. A common word's long
-// postings are thus never read when a rarer word decides the ranking, and
-// the answer is the one reading every posting gives (prune false does
-// that; a test compares them). Scores add the terms in the same order
-// either way, so they are equal to the bit.
-func (b *Backend) bm25Scope(ctx context.Context, q *lexQuery, id int64, k int, prune bool) ([]rank.Ranked, error) {
+// The terms are read rarest first, each adding its part to the score of
+// the entries that hold it. Before each term, if k entries already score
+// more than the rest of the terms could add together (see lexTerm.bound),
+// no entry that holds none of the terms read so far can reach the k best:
+// the rest of the terms are then looked up for the entries already found
+// only. Otherwise a rare term's postings in the scope's rowid range are
+// read whole, and a common term's by impact (addImpact): the entries found
+// are looked up, and of the others only those its part alone could bring
+// to the k best are read. A common word's long postings are thus never
+// read whole when rarer words, or its own best postings, decide the
+// ranking.
+//
+// The answer is the one reading every posting gives (readEvery; a test
+// compares them): an entry left out, or found without some term's part,
+// is one whose whole score is below a score that k entries already have.
+// Scores add the terms in the same order either way, so those of the k
+// best are equal to the bit.
+func (b *Backend) bm25Scope(ctx context.Context, q *lexQuery, id int64, k int, mode readMode) ([]rank.Ranked, error) {
 	lo, hi := scopeRange(id)
 	rest := make([]float64, len(q.terms)+1) // rest[i]: the most terms i… can add
 	for i := len(q.terms) - 1; i >= 0; i-- {
 		rest[i] = rest[i+1] + q.terms[i].bound()
 	}
 	found := map[int64]*candidate{}
+	share := -1.0 // the scope's share of the entries, once needed
 	for i, t := range q.terms {
-		if prune && len(found) >= k && rest[i] <= kthScore(found, k) {
-			for _, t := range q.terms[i:] {
-				if err := b.addFound(ctx, q, t, found); err != nil {
+		if mode != readEvery && len(found) >= k && rest[i] <= kthScore(found, k) {
+			for j, t := range q.terms[i:] {
+				if err := b.addFound(ctx, q, t, found, hopeless(found, k, rest[i+j])); err != nil {
 					return nil, err
 				}
 			}
 			break
 		}
-		if err := b.addRange(ctx, q, t, lo, hi, found); err != nil {
+		// With fewer than k found and terms after t that could add as
+		// much as t, the k-th best score, which t's postings would set,
+		// is below what they could add to any entry: addImpact would read
+		// every posting.
+		impact := mode != readEvery && (len(found) >= k || rest[i+1] < t.bound())
+		if impact && mode == readPruned {
+			if share < 0 {
+				var err error
+				if share, err = b.scopeShare(ctx, q, id); err != nil {
+					return nil, err
+				}
+			}
+			impact = byImpact(t, share, k, len(found))
+		}
+		var err error
+		if impact {
+			err = b.addImpact(ctx, q, t, id, k, rest[i], rest[i+1], found)
+		} else {
+			err = b.addRange(ctx, q, t, lo, hi, found, false)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
+	return best(found, k), nil
+}
+
+// best is the k best of found, best first.
+func best(found map[int64]*candidate, k int) []rank.Ranked {
 	out := make([]rank.Ranked, 0, len(found))
 	for rowid, c := range found {
 		out = append(out, rank.Ranked{ID: rowid, Score: c.score})
 	}
 	rank.Sort(out)
-	return out[:min(k, len(out))], nil
+	return out[:min(k, len(out))]
 }
 
-// addRange adds t's part to every entry of the rowid range that holds it.
-func (b *Backend) addRange(ctx context.Context, q *lexQuery, t lexTerm, lo, hi int64, found map[int64]*candidate) error {
+// addRange adds t's part to every entry of the rowid range that holds it
+// (with onlyNew, to those not in found yet only).
+func (b *Backend) addRange(ctx context.Context, q *lexQuery, t lexTerm, lo, hi int64, found map[int64]*candidate, onlyNew bool) error {
 	b.lex.ranges.Add(1)
-	rows, err := b.db.QueryContext(ctx, `SELECT entry, tf, length FROM postings WHERE term = ? AND entry BETWEEN ? AND ?`, t.id, lo, hi)
+	rows, err := b.stmts.rng.QueryContext(ctx, t.id, lo, hi)
 	if err != nil {
 		return err
 	}
@@ -151,25 +196,33 @@ func (b *Backend) addRange(ctx context.Context, q *lexQuery, t lexTerm, lo, hi i
 		if c == nil {
 			c = &candidate{length: n}
 			found[rowid] = c
+		} else if onlyNew {
+			continue
 		}
 		c.score += q.part(t, tf, c.length)
 	}
 	return rows.Err()
 }
 
-// addFound adds t's part to the entries of found that hold it.
-func (b *Backend) addFound(ctx context.Context, q *lexQuery, t lexTerm, found map[int64]*candidate) error {
-	b.lex.lookups.Add(1)
+// addFound adds t's part to the entries of found that hold it, but for
+// those scoring less than floor, which no term can bring to the k best
+// (see hopeless).
+func (b *Backend) addFound(ctx context.Context, q *lexQuery, t lexTerm, found map[int64]*candidate, floor float64) error {
 	ids := make([]int64, 0, len(found))
-	for rowid := range found {
-		ids = append(ids, rowid)
+	for rowid, c := range found {
+		if c.score >= floor {
+			ids = append(ids, rowid)
+		}
 	}
+	if len(ids) == 0 {
+		return nil
+	}
+	b.lex.lookups.Add(1)
 	raw, err := json.Marshal(ids)
 	if err != nil {
 		return err
 	}
-	rows, err := b.db.QueryContext(ctx, `SELECT p.entry, p.tf FROM json_each(?) j CROSS JOIN postings p
-		ON p.term = ? AND p.entry = j.value`, string(raw), t.id)
+	rows, err := b.stmts.lookup.QueryContext(ctx, string(raw), t.id)
 	if err != nil {
 		return err
 	}

@@ -126,8 +126,9 @@ func sameRanking(got, want []rank.Ranked) bool {
 
 // TestBM25MatchesBruteForce: the index's ranking of each scope is the one
 // computed from the entries' contents alone, and pruning changes nothing:
-// the pruned search returns the same rows with the same scores to the bit
-// as reading every posting, while skipping common words' postings.
+// the pruned search, as recalls run it and reading every common term by
+// impact, returns the same rows with the same scores to the bit as reading
+// every posting, while skipping common words' postings.
 func TestBM25MatchesBruteForce(t *testing.T) {
 	ctx := context.Background()
 	b, err := OpenBackend(ctx, filepath.Join(t.TempDir(), "m.db"))
@@ -138,26 +139,35 @@ func TestBM25MatchesBruteForce(t *testing.T) {
 	br := newBrute(zipfEntries(t, b, 7, 900))
 	ids := scopeIDsOf(t, b, "project/s0", "project/s1", "project/s2")
 	rng := rand.New(rand.NewPCG(8, 9))
-	for i := range 300 {
+	queries := 400
+	if raceDetector {
+		queries = 200
+	}
+	for i := range queries {
 		words := make([]string, 1+rng.IntN(4))
 		for j := range words {
 			words[j] = fmt.Sprint("w", []int{rng.IntN(5), rng.IntN(50), rng.IntN(1000)}[rng.IntN(3)])
 		}
 		query, k, id := strings.Join(words, " "), 1+rng.IntN(10), ids[i%len(ids)]
+		if i%4 == 0 {
+			k += 20 // as hybrid recalls ask
+		}
 		q, err := b.readQuery(ctx, query)
 		if err != nil {
 			t.Fatal(err)
 		}
-		full, err := b.bm25Scope(ctx, q, id, k, false)
+		full, err := b.bm25Scope(ctx, q, id, k, readEvery)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pruned, err := b.bm25Scope(ctx, q, id, k, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(full, pruned) {
-			t.Fatalf("%q k=%d: pruned %v, full %v", query, k, pruned, full)
+		for _, mode := range []readMode{readPruned, readByImpact} {
+			pruned, err := b.bm25Scope(ctx, q, id, k, mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(full, pruned) {
+				t.Fatalf("%q k=%d: mode %d %v, full %v", query, k, mode, pruned, full)
+			}
 		}
 		lo, hi := scopeRange(id)
 		want := br.bm25(query, lo, hi, k)
@@ -165,8 +175,9 @@ func TestBM25MatchesBruteForce(t *testing.T) {
 			t.Fatalf("%q k=%d: %v, want %v", query, k, full, want)
 		}
 	}
-	if b.lex.lookups.Load() == 0 {
-		t.Fatal("no search was pruned: every common word's postings were read")
+	if b.lex.lookups.Load() == 0 || b.lex.impacts.Load() == 0 {
+		t.Fatalf("no search was pruned (%d lookups, %d reads by impact): every common word's postings were read",
+			b.lex.lookups.Load(), b.lex.impacts.Load())
 	}
 }
 
@@ -239,11 +250,15 @@ func checkLexicon(t *testing.T, b *Backend) {
 			t.Fatalf("term %q: %d entries in the lexicon, %d in the contents", w, gotDF[w], n)
 		}
 	}
-	var docs, tokens, postings, stale int
+	var docs, tokens, postings, stale, totals int
 	if err := b.db.QueryRow(`SELECT docs, tokens, (SELECT count(*) FROM postings),
-		(SELECT count(*) FROM postings p JOIN entries e ON e.rowid = p.entry WHERE p.length != e.length)
-		FROM lexicon_totals`).Scan(&docs, &tokens, &postings, &stale); err != nil {
+		(SELECT count(*) FROM postings p JOIN entries e ON e.rowid = p.entry WHERE p.length != e.length),
+		(SELECT count(*) FROM lexicon_totals)
+		FROM lexicon_totals`).Scan(&docs, &tokens, &postings, &stale, &totals); err != nil {
 		t.Fatal(err)
+	}
+	if totals != 1 {
+		t.Fatalf("lexicon_totals holds %d rows", totals)
 	}
 	if docs != len(all) || tokens != wantTokens || postings != wantPostings || stale != 0 {
 		t.Fatalf("totals %d entries %d terms, %d postings (%d of stale length); want %d, %d, %d",

@@ -24,6 +24,17 @@ import (
 //   - lexicon_totals: the number of entries and of their terms, for the
 //     average length.
 //
+// postings_impact indexes the postings of terms an entry holds more than
+// once by term, scope (entry >> scopeBits), occurrences (most first) and
+// entry length (shortest first): a term's postings in one scope nearly in
+// the order of what they add to a score, so that a search can read the few
+// of a common word's that matter (see impact.go). Most postings are of a
+// term held once, so the index is a small part of the postings' size and
+// of their writes. lexicon_totals gets its one row when created: the aggregate
+// is filtered in a subquery, since an aggregate without GROUP BY yields a
+// row even when its WHERE clause holds for none, and a migration runs the
+// schema again.
+//
 // Because the terms are computed in Go, every path that writes content
 // writes its terms too (see termsOf). Postings' term column is the
 // lexicon's id of the term; a term no entry holds any more leaves the
@@ -41,10 +52,11 @@ CREATE TABLE IF NOT EXISTS postings(
 	tf INTEGER NOT NULL,
 	length INTEGER NOT NULL,
 	PRIMARY KEY(term, entry)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS postings_impact ON postings(term, entry >> 32, tf DESC, length) WHERE tf > 1;
 CREATE TABLE IF NOT EXISTS lexicon_totals(
 	docs INTEGER NOT NULL,
 	tokens INTEGER NOT NULL);
-INSERT INTO lexicon_totals(docs, tokens) SELECT count(*), coalesce(sum(length), 0) FROM entries
+INSERT INTO lexicon_totals(docs, tokens) SELECT * FROM (SELECT count(*), coalesce(sum(length), 0) FROM entries)
 	WHERE NOT EXISTS (SELECT 1 FROM lexicon_totals);
 CREATE TRIGGER IF NOT EXISTS entries_ti AFTER INSERT ON entries BEGIN
 	INSERT INTO lexicon(term, docs) SELECT key, 1 FROM json_each(new.terms) WHERE true

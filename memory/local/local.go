@@ -1,7 +1,7 @@
 // Package local is the embedded memory backend: an SQLite database in the
 // runtime home ($RATH_HOME/memory.db, else ./.rath/memory.db) that persists
 // across runs, searched by BM25 over its own lexical index (lexicon.go,
-// bm25.go). A recall never returns an entry that matches no query term.
+// bm25.go, impact.go). A recall never returns an entry that matches no query term.
 //
 // Each scope owns a range of rowids (its id << 32 | a sequence number), so
 // a recall reads each term's postings of the scopes it was given as
@@ -41,6 +41,9 @@ func DefaultPath() string {
 	return filepath.Join(".rath", "memory.db")
 }
 
+// maxIdle is how many connections a handle keeps open between uses.
+const maxIdle = 8
+
 // Open opens (creating if needed) the memory database at path (DefaultPath
 // if empty).
 func Open(ctx context.Context, path string, opts ...Option) (memory.Memory, error) {
@@ -66,7 +69,8 @@ type Backend struct {
 	annCfg   annConfig
 	ann      *annIndex // with an embedder: the vector index
 
-	lex lexStats
+	lex    lexStats
+	shares shares // for byImpact
 }
 
 // OpenBackend opens the backend itself (Open wraps it with memory.Over).
@@ -81,6 +85,11 @@ func OpenBackend(ctx context.Context, path string, opts ...Option) (*Backend, er
 	if err != nil {
 		return nil, fmt.Errorf("memory %s: %w", path, err)
 	}
+	// A recall reads each scope on a connection of its own; closing the
+	// connections beyond database/sql's default two idle ones would make
+	// recalls open them again (parsing the schema, their page caches
+	// cold, their statements unprepared).
+	db.SetMaxIdleConns(maxIdle)
 	if err := migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("memory %s: schema: %w", path, err)

@@ -23,8 +23,10 @@ var ErrVersion = errors.New("memory/local: database written by a newer version")
 // tables and triggers (vectors written before version 4 need no log line:
 // an index is always built from the table as it is, then follows the log).
 // Version 5 replaces the FTS5 table with the lexical index of lexicon.go;
-// versions 2–4 are indexed on open.
-const schemaVersion = 5
+// versions 2–4 are indexed on open. Version 6 adds the index
+// postings_impact (see lexicon.go), built on open from version 5's
+// postings.
+const schemaVersion = 6
 
 // scopeBits is how many low rowid bits number the entries of one scope.
 const scopeBits = 32
@@ -96,7 +98,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 			return fmt.Errorf("migrating from schema 1: %w", err)
 		}
 	}
-	unindexed := v >= 2 // schemas 2–4: entries without their terms
+	unindexed := v >= 2 && v < 5 // schemas 2–4: entries without their terms
 	if unindexed {
 		if err := addTermColumns(ctx, tx); err != nil {
 			return fmt.Errorf("migrating from schema %d: %w", v, err)

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -103,7 +104,7 @@ func (b *Backend) bm25(ctx context.Context, query string, ids []int64, k int) ([
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
-		wg.Go(func() { lists[i], errs[i] = b.bm25Scope(ctx, q, id, k, true) })
+		wg.Go(func() { lists[i], errs[i] = b.bm25Scope(ctx, q, id, k, readPruned) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -119,11 +120,15 @@ func (b *Backend) hits(ctx context.Context, rs []rank.Ranked) ([]memory.Hit, err
 	if len(rs) == 0 {
 		return nil, nil
 	}
-	args := make([]any, len(rs))
+	ids := make([]int64, len(rs))
 	for i, r := range rs {
-		args[i] = r.ID
+		ids[i] = r.ID
 	}
-	rows, err := b.db.QueryContext(ctx, `SELECT uri, content, provenance, rowid FROM entries WHERE rowid IN (?`+strings.Repeat(",?", len(rs)-1)+`)`, args...)
+	raw, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := b.stmts.hits.QueryContext(ctx, string(raw))
 	if err != nil {
 		return nil, err
 	}
