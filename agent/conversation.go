@@ -64,7 +64,9 @@ func (c *conversation) extend(s *session.Session, instructions string) bool {
 // project projects s whole, moving the first system message holding the
 // instructions (after the first message) to the front.
 func (c *conversation) project(s *session.Session, instructions string) {
-	msgs := s.Transcript()
+	// Room for the steps to come, so that a run does not grow the array
+	// step by step.
+	msgs := s.AppendTranscript(make([]session.Message, 0, s.Len()+64))
 	c.moved = false
 	for i, m := range msgs {
 		if i > 0 && isInstructions(m, instructions) {
@@ -74,9 +76,7 @@ func (c *conversation) project(s *session.Session, instructions string) {
 			break
 		}
 	}
-	// Room for the steps to come, so that a short run does not grow the
-	// array step by step.
-	c.msgs = append(make([]session.Message, 0, 2*len(msgs)+16), msgs...)
+	c.msgs = msgs
 }
 
 func isInstructions(m session.Message, instructions string) bool {

@@ -39,7 +39,14 @@ type Message struct {
 // began; a compression hidden by a later one shows nothing. Transcript is
 // O(n) in the session's length.
 func (s *Session) Transcript() []Message {
-	out := make([]Message, 0, s.t.n)
+	return s.AppendTranscript(make([]Message, 0, s.t.n))
+}
+
+// AppendTranscript appends the session's transcript to dst and returns the
+// extended slice: Transcript into a slice of the caller's, for one that
+// keeps appending to it (an agent run adds each step's messages).
+func (s *Session) AppendTranscript(dst []Message) []Message {
+	out := dst
 	hidden, anchors := s.compressions()
 	s.t.each(0, func(i int, e *entry) bool {
 		for _, c := range anchors[i] {
