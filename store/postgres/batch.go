@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -90,10 +91,11 @@ type casResult struct {
 }
 
 type committer struct {
-	pool    *pgxpool.Pool
-	jobs    chan *casJob
-	quit    chan struct{}
-	stopped chan struct{}
+	pool     *pgxpool.Pool
+	inflight atomic.Int64 // appends submitted and not yet answered
+	jobs     chan *casJob
+	quit     chan struct{}
+	stopped  chan struct{}
 }
 
 // casWorkers is how many batches may be in flight at once. Each runs on
@@ -112,9 +114,14 @@ func newCommitter(pool *pgxpool.Pool) *committer {
 	return c
 }
 
-// do runs one append in the next batch and waits for its outcome.
+// do runs one append, alone (see casone.go) or in the next batch, and
+// waits for its outcome.
 func (c *committer) do(ctx context.Context, a casAppend) casResult {
 	j := &casJob{ctx: ctx, casAppend: a, done: make(chan casResult, 1)}
+	defer c.inflight.Add(-1)
+	if r, ok := c.alone(j, c.inflight.Add(1)); ok {
+		return r
+	}
 	select {
 	case c.jobs <- j:
 	case <-c.quit:
@@ -213,13 +220,12 @@ const casOneSQL = `WITH upd AS (
 		FROM upd, unnest($6::integer[], $7::integer[], $8::bytea[]) AS r(first, n, data))
 	SELECT 0, lane, compact_from, pg_notify('rath_commits', $9) IS NULL FROM upd`
 
-// send runs the batch as one statement (casBatchSQL, or casOneSQL).
+// send runs the batch as one statement (casBatchSQL, or one of a batch
+// of one's: sendOne).
 func (c *committer) send(live []*casJob) ([]casResult, error) {
 	n := len(live)
 	if n == 1 {
-		j := live[0]
-		fid, fepoch := j.fenceArgs()
-		return c.collect(1, casOneSQL, j.id, j.head, j.len, j.prev, j.prevLen, j.rows.firsts, j.rows.ns, j.rows.datas, j.eventJSON, fid, fepoch)
+		return c.sendOne(context.Background(), live[0])
 	}
 	var (
 		idx, lens, prevLens   = make([]int32, n), make([]int32, n), make([]int32, n)
@@ -239,7 +245,7 @@ func (c *committer) send(live []*casJob) ([]casResult, error) {
 			datas = append(datas, j.rows.datas[r])
 		}
 	}
-	return c.collect(n, casBatchSQL, idx, ids, heads, lens, prevs, prevLens, ev, segIdx, firsts, ns, datas, fids, fepochs)
+	return c.collect(context.Background(), n, casBatchSQL, idx, ids, heads, lens, prevs, prevLens, ev, segIdx, firsts, ns, datas, fids, fepochs)
 }
 
 // fenceArgs are the append's fence as statement arguments ("" for none).
@@ -250,11 +256,11 @@ func (a *casAppend) fenceArgs() (string, int64) {
 	return string(a.fence.Session), a.fence.Epoch
 }
 
-// collect runs a batch statement and reads which positions moved.
-func (c *committer) collect(n int, sql string, args ...any) ([]casResult, error) {
-	// Not a job's context: the batch is shared, and ending it early would
-	// fail the other jobs.
-	rows, err := c.pool.Query(context.Background(), sql, args...)
+// collect runs a batch statement and reads which positions moved. The
+// context of a batch of several is not a job's: ending it early would fail
+// the other jobs.
+func (c *committer) collect(ctx context.Context, n int, sql string, args ...any) ([]casResult, error) {
+	rows, err := c.pool.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("append: %w", err)
 	}

@@ -75,7 +75,7 @@ func (s *Store) casAppend(ctx context.Context, sess *session.Session, prev sessi
 		// Compaction only re-lays out committed chunks; if it fails (the
 		// context ended, say) nothing is lost and the next commit retries
 		// it, so the commit, which succeeded, reports success.
-		_ = s.write(ctx, func(tx pgx.Tx) error { return compactLocked(ctx, tx, r.lane) })
+		_ = s.compactLane(ctx, r.lane)
 	}
 	return true, nil
 }

@@ -77,7 +77,7 @@ func (s *Store) GC(ctx context.Context, olderThan time.Duration, statuses ...sto
 	var stats store.GCStats
 	cutoff := time.Now().Add(-olderThan).UnixMicro()
 	err := s.write(ctx, func(tx *wtx, _ *[]store.Event) error {
-		clear(tx.w.heads) // GC rewires and deletes sessions
+		tx.w.forget() // GC rewires and deletes sessions
 		stats = store.GCStats{}
 		var victims []*lane
 		for _, st := range store.GCStatuses(statuses...) {

@@ -101,8 +101,7 @@ func commitTx(tx *wtx, sess *session.Session, prev session.ChunkID, fence *store
 	l := tx.w.heads[sess.ID()]
 	if l == nil {
 		l = &headRow{}
-		err := tx.QueryRow(`SELECT lane, head, len, compact_from FROM sessions WHERE id = ?`, sess.ID()).
-			Scan(&l.num, &l.head, &l.len, &l.compact)
+		err := tx.QueryRow(selectHead, sess.ID()).Scan(&l.num, &l.head, &l.len, &l.compact)
 		if errors.Is(err, sql.ErrNoRows) {
 			if prev != "" {
 				return fmt.Errorf("%w: the session is not stored, but the commit expects head %s", store.ErrConflict, prev.Short())
@@ -112,6 +111,7 @@ func commitTx(tx *wtx, sess *session.Session, prev session.ChunkID, fence *store
 		if err != nil {
 			return abort(err)
 		}
+		l.known = l.len == l.compact // an empty tail
 		tx.w.heads[sess.ID()] = l
 	}
 	switch {
@@ -129,17 +129,17 @@ func commitTx(tx *wtx, sess *session.Session, prev session.ChunkID, fence *store
 			return err
 		}
 	}
-	tx.w.pending = append(tx.w.pending, segRow{lane: l.num, first: l.len, n: sess.Len() - l.len, data: data,
-		head: sess.Head(), len: sess.Len(), updatedUs: time.Now().UnixMicro()})
+	row := segRow{lane: l.num, first: l.len, n: sess.Len() - l.len, data: data,
+		head: sess.Head(), len: sess.Len(), updatedUs: time.Now().UnixMicro()}
 	if sess.Len()-l.compact >= compactAt {
-		if err := tx.flush(); err != nil {
+		if err := tx.compactInto(l, &row); err != nil {
 			return abort(err)
 		}
-		if err := compact(tx, l.num, l.compact, sess.Len()); err != nil {
-			return abort(err)
-		}
-		l.compact = sess.Len()
+	} else {
+		tx.w.extendTail(l, data)
 	}
+	row.compact = l.compact
+	tx.w.pending = append(tx.w.pending, row)
 	l.head, l.len = sess.Head(), sess.Len()
 	*evs = append(*evs, store.Event{ID: sess.ID(), Head: sess.Head(), Len: sess.Len()})
 	return nil
@@ -177,10 +177,15 @@ func create(tx *wtx, sess *session.Session, pre *encoded, evs *[]store.Event) er
 			return err
 		}
 	}
-	if err := writeChunks(tx, num, sess, baseLen, pre); err != nil {
+	data, err := writeChunks(tx, num, sess, baseLen, pre)
+	if err != nil {
 		return err
 	}
-	tx.w.heads[sess.ID()] = &headRow{num: num, head: sess.Head(), len: sess.Len(), compact: baseLen}
+	l := &headRow{num: num, head: sess.Head(), len: sess.Len(), compact: baseLen, known: true}
+	if data != nil {
+		tx.w.extendTail(l, data)
+	}
+	tx.w.heads[sess.ID()] = l
 	*evs = append(*evs, store.Event{ID: sess.ID(), Head: sess.Head(), Len: sess.Len()})
 	return nil
 }
@@ -205,51 +210,19 @@ func findBase(tx *wtx, sess *session.Session, parents []session.ID) (sql.NullInt
 	return sql.NullInt64{Int64: stored[best].Ref.Num, Valid: true}, k, nil
 }
 
-// writeChunks stores chunks [from, Len) of sess as one segment of lane num.
-func writeChunks(tx *wtx, num int64, sess *session.Session, from int, pre *encoded) error {
+// writeChunks stores chunks [from, Len) of sess as one segment of lane num
+// and returns it (nil if there are none).
+func writeChunks(tx *wtx, num int64, sess *session.Session, from int, pre *encoded) ([]byte, error) {
 	if from >= sess.Len() {
-		return nil
+		return nil, nil
 	}
-	var data []byte
-	if pre != nil && pre.from == from {
-		data = pre.data
-	} else {
+	data := pre.dataFrom(from)
+	if data == nil {
 		var err error
 		if data, err = segmentFrom(sess, from); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	_, err := tx.Exec(`INSERT INTO segments(lane, first, n, data) VALUES(?, ?, ?, ?)`, num, from, sess.Len()-from, data)
-	return err
-}
-
-// compact merges the lane's segments from `from` on into one.
-func compact(tx *wtx, num int64, from, to int) error {
-	rows, err := tx.Query(`SELECT data FROM segments WHERE lane = ? AND first >= ? ORDER BY first`, num, from)
-	if err != nil {
-		return err
-	}
-	var parts [][]byte
-	for rows.Next() {
-		var data []byte
-		if err := rows.Scan(&data); err != nil {
-			rows.Close()
-			return err
-		}
-		parts = append(parts, data)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if len(parts) > 1 {
-		if _, err := tx.Exec(`DELETE FROM segments WHERE lane = ? AND first >= ?`, num, from); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(`INSERT INTO segments(lane, first, n, data) VALUES(?, ?, ?, ?)`, num, from, to-from, backend.JoinSegments(parts)); err != nil {
-			return err
-		}
-	}
-	_, err = tx.Exec(`UPDATE sessions SET compact_from = ? WHERE lane = ?`, to, num)
-	return err
+	return data, err
 }

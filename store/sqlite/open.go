@@ -92,7 +92,11 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	rdb.SetMaxOpenConns(8)
 	s := &Store{path: opts.Path, dur: d, wdb: wdb, rdb: rdb}
-	s.w = newWriter(wdb, &s.hub)
+	if s.w, err = newWriter(ctx, wdb, &s.hub); err != nil {
+		rdb.Close()
+		wdb.Close()
+		return nil, describeOpenError(opts.Path, err)
+	}
 	return s, nil
 }
 

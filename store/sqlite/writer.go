@@ -14,9 +14,9 @@ import (
 
 // The writer owns the only write connection. Every mutation is a job; the
 // writer runs whatever jobs are queued as one transaction (group commit), so
-// many concurrent sessions share one fsync. Each job runs inside its own
-// savepoint, so one job's failure (a conflict, say) rolls back only that
-// job.
+// many concurrent sessions share one fsync. A job's failure (a conflict,
+// say) undoes only that job: a commit (a light job) decides before it
+// writes, and any other job runs inside its own savepoint.
 
 // maxBatch bounds one group commit.
 const maxBatch = 512
@@ -34,7 +34,7 @@ type job struct {
 }
 
 type writer struct {
-	db   *sql.DB
+	conn *sql.Conn // the write connection, held for the writer's life
 	hub  *backend.Hub
 	jobs chan *job
 
@@ -45,7 +45,7 @@ type writer struct {
 	mu     sync.Mutex
 	failed error // a background commit failed: acknowledged work may be lost
 
-	stmts map[string]*sql.Stmt // prepared on db; used only by the loop goroutine
+	stmts map[string]*sql.Stmt // prepared on conn; used only by the loop goroutine
 
 	// heads caches stored heads of sessions, so a commit need not read its
 	// session's row. Only the loop goroutine uses it. It is dropped whenever
@@ -53,7 +53,9 @@ type writer struct {
 	// PRAGMA data_version reveals.
 	heads       map[session.ID]*headRow
 	dataVersion int64
-	pending     []segRow // appends queued in the current batch (see pending.go)
+	pending     []segRow     // appends queued in the current batch (see pending.go)
+	deletes     []tailDelete // compacted segments to delete before them
+	tailBytes   int          // held in the heads' tails (see tail.go)
 }
 
 type headRow struct {
@@ -61,6 +63,8 @@ type headRow struct {
 	head    session.ChunkID
 	len     int
 	compact int
+	tail    [][]byte // the segments of chunks [compact, len), if known
+	known   bool
 }
 
 // errAbort marks a write error in a light job: the batch's transaction can
@@ -74,11 +78,30 @@ func abort(err error) error {
 	return fmt.Errorf("%w: %w", errAbort, err)
 }
 
-func newWriter(db *sql.DB, hub *backend.Hub) *writer {
-	w := &writer{db: db, hub: hub, jobs: make(chan *job, maxBatch), quit: make(chan struct{}), stopped: make(chan struct{}),
-		stmts: prepareHot(db), heads: map[session.ID]*headRow{}}
+// newWriter starts the writer on a connection of db, which it holds.
+func newWriter(ctx context.Context, db *sql.DB, hub *backend.Hub) (*writer, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	stmts, err := prepareHot(ctx, conn)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	w := &writer{conn: conn, hub: hub, jobs: make(chan *job, maxBatch), quit: make(chan struct{}), stopped: make(chan struct{}),
+		stmts: stmts, heads: map[session.ID]*headRow{}}
 	go w.loop()
-	return w
+	return w, nil
+}
+
+// setFailed makes the writer refuse all further work.
+func (w *writer) setFailed(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.failed == nil {
+		w.failed = err
+	}
 }
 
 // do runs fn in the writer and waits for its outcome.
@@ -157,9 +180,8 @@ func (w *writer) loop() {
 
 func (w *writer) run(batch []*job) {
 	results := make([]error, len(batch))
-	sqlTx, err := w.db.BeginTx(context.Background(), nil)
-	tx := &wtx{Tx: sqlTx, w: w}
-	if err != nil {
+	tx := &wtx{w: w}
+	if err := tx.begin(); err != nil {
 		for _, j := range batch {
 			j.done <- fmt.Errorf("sqlite store: begin: %w", err)
 		}
@@ -167,7 +189,7 @@ func (w *writer) run(batch []*job) {
 	}
 	var v int64
 	if err := tx.QueryRow(`PRAGMA data_version`).Scan(&v); err != nil || v != w.dataVersion {
-		clear(w.heads)
+		w.forget()
 		w.dataVersion = v
 	}
 	var events []store.Event
@@ -193,14 +215,12 @@ func (w *writer) run(batch []*job) {
 		w.abortBatch(tx, batch, answered, abort(err), anyEarly)
 		return
 	}
-	cerr := tx.Commit()
+	cerr := tx.commit()
 	if cerr != nil {
-		clear(w.heads)
+		w.forget()
 		cerr = fmt.Errorf("sqlite store: commit: %w", cerr)
 		if anyEarly {
-			w.mu.Lock()
-			w.failed = fmt.Errorf("%w (commits acknowledged in async mode were lost; reopen the store)", cerr)
-			w.mu.Unlock()
+			w.setFailed(fmt.Errorf("%w (commits acknowledged in async mode were lost; reopen the store)", cerr))
 		}
 	}
 	for i, j := range batch {
@@ -219,13 +239,12 @@ func (w *writer) run(batch []*job) {
 // abortBatch rolls back a batch after a write error and fails every job
 // that has not been answered yet.
 func (w *writer) abortBatch(tx *wtx, batch []*job, answered []bool, cause error, anyEarly bool) {
-	_ = tx.Rollback()
-	clear(w.heads)
+	_ = tx.rollback()
+	w.forget()
 	w.pending = w.pending[:0]
+	w.deletes = w.deletes[:0]
 	if anyEarly {
-		w.mu.Lock()
-		w.failed = fmt.Errorf("%w (commits acknowledged in async mode were lost; reopen the store)", cause)
-		w.mu.Unlock()
+		w.setFailed(fmt.Errorf("%w (commits acknowledged in async mode were lost; reopen the store)", cause))
 	}
 	for i, j := range batch {
 		if !answered[i] {
@@ -273,7 +292,6 @@ func runJob(tx *wtx, j *job, events *[]store.Event) error {
 func (w *writer) close() {
 	w.closeOnce.Do(func() { close(w.quit) })
 	<-w.stopped
-	for _, st := range w.stmts {
-		st.Close()
-	}
+	closeAll(w.stmts)
+	w.conn.Close()
 }

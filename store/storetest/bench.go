@@ -26,7 +26,8 @@ func BenchChunk(i int) session.Chunk {
 
 // BenchCommitVsFsync measures one-chunk commits and, in the same run, a
 // plain write+fsync of the same bytes to a local file. It reports both and
-// their ratio as "x-fsync".
+// their ratio as "x-fsync", and the process's CPU time per commit
+// ("cpu-us/commit", the server's not included).
 func BenchCommitVsFsync(b *testing.B, st store.Store) {
 	ctx := context.Background()
 	s := session.FromUser("bench")
@@ -34,6 +35,7 @@ func BenchCommitVsFsync(b *testing.B, st store.Store) {
 		b.Fatal(err)
 	}
 	var size int
+	cpu := processCPU()
 	start := time.Now()
 	for i := 0; b.Loop(); i++ {
 		next := s.Append(BenchChunk(i))
@@ -46,6 +48,7 @@ func BenchCommitVsFsync(b *testing.B, st store.Store) {
 		s = next
 	}
 	commitNs := float64(time.Since(start).Nanoseconds()) / float64(b.N)
+	reportCPU(b, cpu, b.N)
 
 	f, err := os.Create(filepath.Join(b.TempDir(), "plain"))
 	if err != nil {
@@ -69,8 +72,9 @@ func BenchCommitVsFsync(b *testing.B, st store.Store) {
 }
 
 // BenchGroupCommit runs sessions=1, 8 and 64 concurrent writers, each
-// committing one chunk at a time, and reports the aggregate "commits/s"; at
-// 64 also "x-single", the ratio to the single-session rate of the same run.
+// committing one chunk at a time, and reports the aggregate "commits/s"
+// and the process's CPU time per commit; at 64 also "x-single", the ratio
+// to the single-session rate of the same run.
 func BenchGroupCommit(b *testing.B, open func(b *testing.B) store.Store) {
 	var single float64
 	for _, n := range []int{1, 8, 64} {
@@ -85,6 +89,7 @@ func BenchGroupCommit(b *testing.B, open func(b *testing.B) store.Store) {
 				}
 			}
 			b.ResetTimer()
+			cpu := processCPU()
 			start := time.Now()
 			var wg sync.WaitGroup
 			for w := range n {
@@ -103,12 +108,21 @@ func BenchGroupCommit(b *testing.B, open func(b *testing.B) store.Store) {
 			wg.Wait()
 			rate := float64(b.N) / time.Since(start).Seconds()
 			b.ReportMetric(rate, "commits/s")
+			reportCPU(b, cpu, b.N)
 			if n == 1 {
 				single = rate
 			} else if single > 0 && n == 64 {
 				b.ReportMetric(rate/single, "x-single")
 			}
 		})
+	}
+}
+
+// reportCPU reports the process's CPU time since `since` per commit, as
+// "cpu-us/commit", where it is measured.
+func reportCPU(b *testing.B, since time.Duration, commits int) {
+	if now := processCPU(); now > 0 && commits > 0 {
+		b.ReportMetric(float64((now-since).Nanoseconds())/1e3/float64(commits), "cpu-us/commit")
 	}
 }
 
