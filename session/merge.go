@@ -49,48 +49,12 @@ func (s *Session) Merge(o *Session, opts ...MergeOption) (*Session, error) {
 	for _, opt := range opts {
 		opt(&cfg)
 	}
-	ours, theirs := s.Placement(), o.Placement()
-	var want Placement
-	switch {
-	case cfg.keep == Ours:
-		want = ours
-	case cfg.keep == Theirs:
-		want = theirs
-	case !ours.Compatible(theirs):
-		return nil, fmt.Errorf("%w: merge %s (placed on %s) with %s (placed on %s): pass KeepPlacement to choose",
-			ErrIncompatible, s.id, describePlacement(ours), o.id, describePlacement(theirs))
-	case !ours.IsZero():
-		want = ours
-	default:
-		want = theirs
-	}
-
 	p := commonPrefix(s.t, o.t)
-	t := s.t
-	var head *entry
-	if t.n > 0 {
-		head = t.get(t.n - 1)
-	}
-	fastForward := p == s.t.n // our side added nothing: their chunks keep their ids
-	var err error
-	o.t.each(p, func(_ int, e *entry) bool {
-		if fastForward {
-			head = e
-		} else {
-			c := e.Chunk
-			c.Origin, c.Parent = c.ID, head.ID
-			if c.ID, err = c.computeID(); err != nil {
-				return false
-			}
-			head = newEntry(head, c)
-		}
-		t = t.push(head)
-		return true
-	})
+	t, err := mergeInto(s.t, o, cfg, nil)
 	if err != nil {
 		return nil, fmt.Errorf("merge %s with %s: %w", s.id, o.id, err)
 	}
-	out := &Session{id: NewID(), t: t, lin: &Lineage{
+	return &Session{id: NewID(), t: t, lin: &Lineage{
 		Parents: []ID{s.id, o.id},
 		Op:      cfg.op,
 		Kind:    LineageMerge,
@@ -99,18 +63,7 @@ func (s *Session) Merge(o *Session, opts ...MergeOption) (*Session, error) {
 			"ours":          strconv.Itoa(s.t.n - p),
 			"theirs":        strconv.Itoa(o.t.n - p),
 		},
-	}}
-	if got := out.Placement(); !want.IsZero() && !samePlacement(got, want) {
-		// The restatement takes the merged head's time, so merging the same
-		// branches again (a replay) gives the same chain.
-		restated := want
-		c := Of(&restated)
-		if last, ok := out.Last(); ok {
-			c = c.WithTime(last.Time)
-		}
-		return out.TryAppend(c)
-	}
-	return out, nil
+	}}, nil
 }
 
 // commonPrefix returns how many leading chunks a and b share. Because an id

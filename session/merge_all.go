@@ -54,7 +54,7 @@ func mergeInto(t tree, o *Session, cfg mergeConfig, pre *encoded) (tree, error) 
 	case cfg.keep == Theirs:
 		want = theirs
 	case !ours.Compatible(theirs):
-		return t, fmt.Errorf("%w: merge with %s (placed on %s, the merge so far on %s): pass KeepPlacement to choose",
+		return t, fmt.Errorf("%w: %s is placed on %s, the session it merges into on %s: pass KeepPlacement to choose",
 			ErrIncompatible, o.id, describePlacement(theirs), describePlacement(ours))
 	case !ours.IsZero():
 		want = ours
