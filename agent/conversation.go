@@ -28,9 +28,7 @@ func (c *conversation) request(s *session.Session, instructions string, tools []
 	}
 	c.n, c.head = s.Len(), s.Head()
 	req := &model.Request{Messages: c.msgs[:len(c.msgs):len(c.msgs)], Tools: tools, Params: p}
-	if c.prev != nil && len(c.prev.Messages) > 0 && len(c.msgs) > 0 && &c.prev.Messages[0] == &c.msgs[0] {
-		req.Continues(c.prev)
-	}
+	req.Continues(c.prev) // Digest checks that the messages do extend prev's
 	c.prev = req
 	return req
 }

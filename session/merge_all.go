@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // MergeAll merges each of others into s in turn and gives the chain that
@@ -154,8 +155,7 @@ func newEncoder(base tree, others []*Session) *encoder {
 		e.slots[i].ready = make(chan struct{})
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(others))
-	var next sync.Mutex
-	n := 0
+	var next atomic.Int64
 	for range workers {
 		go func() {
 			for {
@@ -164,10 +164,7 @@ func newEncoder(base tree, others []*Session) *encoder {
 				case <-e.quit:
 					return
 				}
-				next.Lock()
-				i := n
-				n++
-				next.Unlock()
+				i := int(next.Add(1) - 1)
 				if i >= len(others) {
 					return
 				}
