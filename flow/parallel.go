@@ -16,12 +16,18 @@ import (
 type MergeFunc func(ctx context.Context, in *session.Session, outs []*session.Session) (*session.Session, error)
 
 // MergeAll is the default merge: the common prefix, then every branch's
-// suffix in branch order (session.Session.MergeAll).
-func MergeAll(_ context.Context, in *session.Session, outs []*session.Session) (*session.Session, error) {
+// suffix in branch order (session.Session.MergeAll). Under a replay the
+// merge takes the record's ids for chunks re-chained as the record shows
+// them (session.Recorded).
+func MergeAll(ctx context.Context, in *session.Session, outs []*session.Session) (*session.Session, error) {
 	if len(outs) == 0 {
 		return in, nil
 	}
-	return outs[0].MergeAll(outs[1:], session.KeepPlacement(session.Ours))
+	opts := []session.MergeOption{session.KeepPlacement(session.Ours)}
+	if p := runctx.PlayerFrom(ctx); p != nil {
+		opts = append(opts, session.Recorded(p.Rechained))
+	}
+	return outs[0].MergeAll(outs[1:], opts...)
 }
 
 // Par runs its branches concurrently, each on its own fork of the input,

@@ -22,65 +22,95 @@ type tape struct {
 	live bool
 	// tools: re-run tools and compare their results with the record.
 	tools bool
+
+	rechains rechains
 }
 
-// track is one node's recorded chunks, in order.
+// track is one node's recorded chunks, in order: positions in the session
+// that holds them, read from it when needed (copying every chunk of a
+// large record would cost more than the replay).
 type track struct {
 	mu      sync.Mutex
-	chunks  []session.Chunk
-	ids     []session.ChunkID // each chunk's id where the node made it (its origin if a merge moved it)
-	index   []int             // each chunk's position in the source session
-	digests []string          // digest of each chunk, computed when first needed
+	src     *session.Session
+	pos     []int32  // each chunk's position in src
+	source  bool     // src is the tape's source, which Divergence indexes refer to
+	digests []string // digest of each chunk, computed when first needed
 	next    int
 	served  *session.ModelCall // the model call Model last handed out
+}
+
+func (tr *track) len() int { return len(tr.pos) }
+
+// at is the track's i-th chunk without its place in a chain (what an
+// append re-seals), and the id the node gave it (its Origin if a merge
+// moved it).
+func (tr *track) at(i int) (session.Chunk, session.ChunkID) {
+	c := tr.src.Chunk(int(tr.pos[i]))
+	id := c.ID
+	if c.Origin != "" {
+		id = c.Origin
+	}
+	c.ID, c.Parent, c.Origin = "", "", ""
+	return c, id
+}
+
+// chunk is at's chunk alone.
+func (tr *track) chunk(i int) session.Chunk {
+	c, _ := tr.at(i)
+	return c
+}
+
+// index is the track's i-th chunk's position in the tape's source
+// session, -1 if it comes from another.
+func (tr *track) index(i int) int {
+	if !tr.source {
+		return -1
+	}
+	return int(tr.pos[i])
 }
 
 // digestAt is the digest of the track's i-th chunk.
 func (tr *track) digestAt(i int) string {
 	if tr.digests == nil {
-		tr.digests = make([]string, len(tr.chunks))
+		tr.digests = make([]string, tr.len())
 	}
 	if tr.digests[i] == "" {
-		tr.digests[i] = digest(tr.chunks[i])
+		tr.digests[i] = digest(tr.chunk(i))
 	}
 	return tr.digests[i]
-}
-
-// strip is c without its place in a chain: what an append re-seals.
-func strip(c session.Chunk) session.Chunk {
-	c.ID, c.Parent, c.Origin = "", "", ""
-	return c
 }
 
 // newTape indexes the chunks of sessions by node. A node found in several
 // sessions keeps its longest record (the others hold a prefix of it).
 func newTape(source *session.Session, sessions ...*session.Session) *tape {
 	t := &tape{nodes: map[string]*track{}, source: source}
+	n := 0
+	for _, s := range sessions {
+		n += s.Len()
+	}
+	t.rechains.list = make([]rechain, 0, n)
 	for _, s := range sessions {
 		local := map[string]*track{}
+		var last *track // a node's chunks mostly come in runs
+		lastNode := ""
 		for i, c := range s.All() {
+			t.rechains.add(c)
 			if c.Node == "" {
 				continue
 			}
-			tr := local[c.Node]
-			if tr == nil {
-				tr = &track{}
-				local[c.Node] = tr
+			tr := last
+			if tr == nil || c.Node != lastNode {
+				tr = local[c.Node]
+				if tr == nil {
+					tr = &track{src: s, source: s == source}
+					local[c.Node] = tr
+				}
 			}
-			id := c.ID
-			if c.Origin != "" {
-				id = c.Origin
-			}
-			tr.ids = append(tr.ids, id)
-			tr.chunks = append(tr.chunks, strip(c))
-			idx := -1
-			if s == source {
-				idx = i
-			}
-			tr.index = append(tr.index, idx)
+			tr.pos = append(tr.pos, int32(i))
+			last, lastNode = tr, c.Node
 		}
 		for n, tr := range local {
-			if old := t.nodes[n]; old == nil || len(tr.chunks) > len(old.chunks) {
+			if old := t.nodes[n]; old == nil || tr.len() > old.len() {
 				t.nodes[n] = tr
 			}
 		}
@@ -110,7 +140,7 @@ func show(c session.Chunk) string {
 // same reports whether replayed chunk c says what the track's i-th
 // recorded chunk says, time apart.
 func (t *tape) same(tr *track, i int, c session.Chunk) bool {
-	rec := tr.chunks[i]
+	rec := tr.chunk(i)
 	c.Time = rec.Time
 	if c.Tier == 0 {
 		c.Tier = rec.Tier // the default tier of the kind, set when sealed
@@ -133,13 +163,17 @@ func (t *tape) Append(node string, s *session.Session, cs ...session.Chunk) (*se
 	for _, c := range cs {
 		// A sandbox the replay did not need to open: its recorded
 		// placement stands, so the chain stays the record's.
-		for tr != nil && tr.next < len(tr.chunks) && tr.chunks[tr.next].Placement != nil && c.Placement == nil {
-			if out, err = out.TryAppend(tr.chunks[tr.next]); err != nil {
+		for tr != nil && tr.next < tr.len() && c.Placement == nil {
+			rec := tr.chunk(tr.next)
+			if rec.Placement == nil {
+				break
+			}
+			if out, err = out.TryAppend(rec); err != nil {
 				return s, err
 			}
 			tr.next++
 		}
-		if tr == nil || tr.next >= len(tr.chunks) {
+		if tr == nil || tr.next >= tr.len() {
 			if !t.live {
 				return s, &Divergence{Node: node, Index: -1, What: "the replay appended a " + c.Kind.String() + " chunk the record does not have",
 					Expected: "(end of record)", Actual: digest(c), Diff: lineDiff("", show(c))}
@@ -149,7 +183,7 @@ func (t *tape) Append(node string, s *session.Session, cs ...session.Chunk) (*se
 			}
 			continue
 		}
-		rec := tr.chunks[tr.next]
+		rec, id := tr.at(tr.next)
 		add, verbatim := c, true
 		switch {
 		case c.Placement != nil && rec.Placement != nil:
@@ -172,7 +206,7 @@ func (t *tape) Append(node string, s *session.Session, cs ...session.Chunk) (*se
 		if err != nil {
 			return s, err
 		}
-		if !verbatim && next.Head() != tr.ids[tr.next] && !t.same(tr, tr.next, add) {
+		if !verbatim && next.Head() != id && !t.same(tr, tr.next, add) {
 			return s, t.diverged(node, tr, c)
 		}
 		out = next
@@ -183,9 +217,9 @@ func (t *tape) Append(node string, s *session.Session, cs ...session.Chunk) (*se
 
 // diverged reports replayed chunk c differing from the track's next one.
 func (t *tape) diverged(node string, tr *track, c session.Chunk) *Divergence {
-	rec := tr.chunks[tr.next]
+	rec := tr.chunk(tr.next)
 	c.Time = rec.Time
-	return &Divergence{Node: node, Index: tr.index[tr.next], What: "a " + c.Kind.String() + " chunk differs from the recorded " + rec.Kind.String(),
+	return &Divergence{Node: node, Index: tr.index(tr.next), What: "a " + c.Kind.String() + " chunk differs from the recorded " + rec.Kind.String(),
 		Expected: tr.digestAt(tr.next), Actual: digest(c), Diff: lineDiff(show(rec), show(c))}
 }
 
@@ -202,21 +236,21 @@ func (t *tape) Model(node string, req *model.Request) (*session.ModelCall, error
 		tr.mu.Lock()
 		defer tr.mu.Unlock()
 	}
-	if tr == nil || tr.next >= len(tr.chunks) {
+	if tr == nil || tr.next >= tr.len() {
 		if t.live {
 			return nil, nil
 		}
 		return nil, &Divergence{Node: node, Index: -1, What: "the replay made a model call the record does not have",
 			Expected: "(end of record)", Actual: req.Digest(), Diff: lineDiff("", showRequest(req))}
 	}
-	rec := tr.chunks[tr.next]
+	rec := tr.chunk(tr.next)
 	if rec.ModelCall == nil {
-		return nil, &Divergence{Node: node, Index: tr.index[tr.next], What: "the replay made a model call where the record has a " + rec.Kind.String() + " chunk",
+		return nil, &Divergence{Node: node, Index: tr.index(tr.next), What: "the replay made a model call where the record has a " + rec.Kind.String() + " chunk",
 			Expected: digest(rec), Actual: req.Digest(), Diff: lineDiff(show(rec), showRequest(req))}
 	}
 	if d := req.Digest(); d != rec.ModelCall.RequestDigest {
-		return nil, &Divergence{Node: node, Index: tr.index[tr.next], What: "the model request differs from the recorded one",
-			Expected: rec.ModelCall.RequestDigest, Actual: d, Diff: lineDiff(t.recordedRequest(tr.index[tr.next], rec.ModelCall), showRequest(req))}
+		return nil, &Divergence{Node: node, Index: tr.index(tr.next), What: "the model request differs from the recorded one",
+			Expected: rec.ModelCall.RequestDigest, Actual: d, Diff: lineDiff(t.recordedRequest(tr.index(tr.next), rec.ModelCall), showRequest(req))}
 	}
 	mc := *rec.ModelCall
 	tr.served = &mc
@@ -232,7 +266,8 @@ func (t *tape) Tool(node string, call session.ToolCall) (*session.ToolResult, bo
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	if !t.tools {
-		for _, c := range tr.chunks[tr.next:] {
+		for i := tr.next; i < tr.len(); i++ {
+			c := tr.chunk(i)
 			if c.ToolResult != nil && c.ToolResult.CallID == call.ID {
 				r := *c.ToolResult
 				return &r, false
@@ -242,13 +277,15 @@ func (t *tape) Tool(node string, call session.ToolCall) (*session.ToolResult, bo
 			}
 		}
 	}
-	for _, c := range tr.chunks[:tr.next] {
-		if c.Assistant != nil {
+	// Was the call made? Its turn is the last one replayed.
+	for i := tr.next - 1; i >= 0; i-- {
+		if c := tr.chunk(i); c.Assistant != nil {
 			for _, tc := range c.Assistant.ToolCalls {
 				if tc.ID == call.ID {
 					return nil, t.live
 				}
 			}
+			break
 		}
 	}
 	return nil, false
@@ -262,19 +299,19 @@ func (t *tape) Peek(node string) (session.Chunk, bool) {
 	}
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	if tr.next >= len(tr.chunks) {
+	if tr.next >= tr.len() {
 		return session.Chunk{}, false
 	}
-	return tr.chunks[tr.next], true
+	return tr.chunk(tr.next), true
 }
 
 // unplayed returns the first recorded chunk no replayed chunk matched.
 func (t *tape) unplayed() *Divergence {
 	var first *Divergence
 	for node, tr := range t.nodes {
-		if tr.next < len(tr.chunks) {
-			c := tr.chunks[tr.next]
-			d := &Divergence{Node: node, Index: tr.index[tr.next], What: "the replay ended without the recorded " + c.Kind.String() + " chunk",
+		if tr.next < tr.len() {
+			c := tr.chunk(tr.next)
+			d := &Divergence{Node: node, Index: tr.index(tr.next), What: "the replay ended without the recorded " + c.Kind.String() + " chunk",
 				Expected: tr.digestAt(tr.next), Actual: "(nothing)", Diff: lineDiff(show(c), "")}
 			if first == nil || d.Index < first.Index || (d.Index == first.Index && d.Node < first.Node) {
 				first = d

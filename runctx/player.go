@@ -30,6 +30,12 @@ type Player interface {
 	// Peek returns the next recorded chunk of node without using it up
 	// (false past the end of the record).
 	Peek(node string) (session.Chunk, bool)
+	// Rechained returns the parent and id the record gives the re-chained
+	// copy of the chunk whose id is origin (a chunk a join moved from a
+	// branch), ok false if it has none: a join being replayed passes it to
+	// the merge (session.Recorded), which then looks ids up instead of
+	// hashing the chunks again.
+	Rechained(origin session.ChunkID) (parent, id session.ChunkID, ok bool)
 }
 
 type playerKey struct{}

@@ -108,6 +108,9 @@ func (p *tape) Peek(string) (session.Chunk, bool) {
 	}
 	return p.rec[0], true
 }
+func (p *tape) Rechained(session.ChunkID) (session.ChunkID, session.ChunkID, bool) {
+	return "", "", false
+}
 
 func decision(chosen string) session.Chunk {
 	cands := []session.Candidate{{Name: "a"}, {Name: "b"}, {Name: "x"}}

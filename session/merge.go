@@ -19,8 +19,9 @@ const (
 type MergeOption func(*mergeConfig)
 
 type mergeConfig struct {
-	keep Side
-	op   string
+	keep     Side
+	op       string
+	recorded Rechained
 }
 
 // KeepPlacement resolves a placement conflict: the merged session is placed
@@ -32,6 +33,20 @@ func KeepPlacement(side Side) MergeOption { return func(c *mergeConfig) { c.keep
 // "merge"), for modules such as a parallel join that merge on their own
 // behalf.
 func MergeOp(op string) MergeOption { return func(c *mergeConfig) { c.op = op } }
+
+// Rechained looks up the re-chained copy a record holds of the chunk whose
+// id is origin: the copy's parent and id, ok false if the record has none.
+type Rechained func(origin ChunkID) (parent, id ChunkID, ok bool)
+
+// Recorded gives a merge the record of the same merge made before, as a
+// replay has it: a chunk re-chained onto the parent the record shows for
+// its copy takes the copy's id instead of being encoded and hashed again,
+// so replaying a join costs lookups, not hashing. The chunk is the one the
+// copy was made from (its id is the copy's Origin, and an id covers the
+// chunk), so the id is the one hashing would give — provided the record's
+// ids are sound: like Assemble, the merge trusts them, and Verify checks
+// them. A chunk the record does not show re-chained there is hashed.
+func Recorded(r Rechained) MergeOption { return func(c *mergeConfig) { c.recorded = r } }
 
 // Merge joins two branches. The result is their common prefix (found by
 // chunk id), then this session's suffix unchanged, then o's suffix re-chained

@@ -23,15 +23,24 @@ func (s *Session) MergeAll(others []*Session, opts ...MergeOption) (*Session, er
 	if len(others) == 0 {
 		return s, nil
 	}
-	enc := newEncoder(s.t, others)
-	defer enc.stop()
+	var enc *encoder
+	if cfg.recorded == nil { // with a record, the chunks are looked up, not encoded
+		enc = newEncoder(s.t, others)
+		defer enc.stop()
+	}
 	t := s.t
 	for i, o := range others {
+		var pre *encoded
+		if enc != nil {
+			pre = enc.get(i)
+		}
 		var err error
-		if t, err = mergeInto(t, o, cfg, enc.get(i)); err != nil {
+		if t, err = mergeInto(t, o, cfg, pre); err != nil {
 			return nil, fmt.Errorf("merge %s with %s: %w", s.id, o.id, err)
 		}
-		enc.done(i)
+		if enc != nil {
+			enc.done(i)
+		}
 	}
 	parents := make([]ID, 0, 1+len(others))
 	parents = append(parents, s.id)
@@ -80,7 +89,9 @@ func mergeInto(t tree, o *Session, cfg mergeConfig, pre *encoded) (tree, error) 
 		} else {
 			c := e.Chunk
 			c.Origin, c.Parent = c.ID, head.ID
-			if usePre {
+			if id, ok := cfg.lookup(c.Origin, c.Parent); ok {
+				c.ID = id
+			} else if usePre {
 				buf := pre.buf[pre.off[k]:pre.off[k+1]]
 				copy(buf[pre.parentAt[k]:], head.ID)
 				c.ID = hashID(buf)
@@ -109,6 +120,16 @@ func mergeInto(t tree, o *Session, cfg mergeConfig, pre *encoded) (tree, error) 
 		t = t.push(e)
 	}
 	return t, nil
+}
+
+// lookup returns the recorded id of origin re-chained onto parent, if the
+// merge has a record showing it there.
+func (cfg mergeConfig) lookup(origin, parent ChunkID) (ChunkID, bool) {
+	if cfg.recorded == nil {
+		return "", false
+	}
+	p, id, ok := cfg.recorded(origin)
+	return id, ok && p == parent && len(id) == idLen
 }
 
 func headPlacement(t tree) Placement {
