@@ -70,6 +70,7 @@ type Agent struct {
 	cfg      Config
 	tools    map[string]tool.Tool
 	specs    []model.ToolSpec
+	seed     *model.Request // no messages; the first request of a run Continues it
 	node     string
 	approval map[string]bool
 }
@@ -105,6 +106,10 @@ func New(cfg Config) (*Agent, error) {
 		a.tools[t.Name()] = t
 		a.specs = append(a.specs, model.ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Schema()})
 	}
+	// Every request of every run has these tools and parameters: their
+	// JSON, which the request digest covers, is made once.
+	a.seed = &model.Request{Tools: a.specs, Params: cfg.Params}
+	a.seed.Digest()
 	return a, nil
 }
 

@@ -227,6 +227,9 @@ func (r *run) hasInstructions() bool {
 // request builds the model request: the transcript with this agent's
 // instructions first.
 func (r *run) request() *model.Request {
+	if r.conv.prev == nil {
+		r.conv.prev = r.a.seed
+	}
 	return r.conv.request(r.s, r.a.cfg.Instructions, r.a.specs, r.a.cfg.Params)
 }
 

@@ -113,6 +113,10 @@ func (r *Request) Digest() string {
 			r.prefix = &digestPrefix{model: r.Model, first: &r.Messages[0], n: n, last: r.Messages[n-1].Chunk, h: c,
 				params: params, fromTools: r.Tools, fromParams: r.Params}
 		}
+	} else {
+		// Nothing to continue from but the parameters' JSON: a request
+		// with no messages Continued by the first of a run saves it that.
+		r.prefix = &digestPrefix{params: params, fromTools: r.Tools, fromParams: r.Params}
 	}
 	// Tools field by field (their schemas are raw JSON already), then the
 	// parameters as recorded.

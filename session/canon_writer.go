@@ -193,6 +193,13 @@ func appendCanonString[S string | []byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs a look.
+		for i+8 <= len(s) && plain8(load8(s, i)) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		b := s[i]
 		if b < utf8.RuneSelf {
 			if b >= 0x20 && b != '"' && b != '\\' {
@@ -215,6 +222,27 @@ func appendCanonString[S string | []byte](dst []byte, s S) []byte {
 		i += size
 	}
 	return append(append(dst, s[start:]...), '"')
+}
+
+// load8 is the eight bytes of s at i as a little-endian word.
+func load8[S string | []byte](s S, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+const (
+	ones = 0x0101010101010101
+	high = 0x8080808080808080
+)
+
+// plain8 reports whether none of the eight bytes of x needs escaping or
+// UTF-8 checking: each is ASCII, at least 0x20, and neither '"' nor '\\'.
+// A byte b is below n (n ≤ 0x80) when b-n borrows into its high bit while
+// b's own high bit is clear; a byte equals c when b^c is below 1.
+func plain8(x uint64) bool {
+	below := func(v uint64, n byte) uint64 { return (v - ones*uint64(n)) &^ v & high }
+	return (x&high | below(x, 0x20) | below(x^(ones*'"'), 1) | below(x^(ones*'\\'), 1)) == 0
 }
 
 // compareUTF16 orders strings by their UTF-16 code units, as RFC 8785 sorts
