@@ -19,6 +19,7 @@ type conversation struct {
 	head  session.ChunkID   // the session's head then
 	moved bool              // the instructions were moved to the front
 	prev  *model.Request
+	room  int // messages the run may add: room left in the array a projection makes
 }
 
 // request returns the model request for s.
@@ -64,7 +65,7 @@ func (c *conversation) extend(s *session.Session, instructions string) bool {
 func (c *conversation) project(s *session.Session, instructions string) {
 	// Room for the steps to come, so that a run does not grow the array
 	// step by step.
-	msgs := s.AppendTranscript(make([]session.Message, 0, s.Len()+64))
+	msgs := s.AppendTranscript(make([]session.Message, 0, s.Len()+max(c.room, 8)))
 	c.moved = false
 	for i, m := range msgs {
 		if i > 0 && isInstructions(m, instructions) {

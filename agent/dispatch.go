@@ -24,24 +24,30 @@ import (
 // points to an earlier call, so no set of calls can deadlock, and there is
 // no bounded pool to exhaust.
 func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]session.ToolResult) error {
-	refused, err := r.served(calls, refused)
-	if err != nil {
+	n := len(calls)
+	res := make([]session.ToolResult, n)
+	settled := make([]bool, n) // refused, or served by a replay: not run
+	for i, c := range calls {
+		res[i], settled[i] = refused[c.ID]
+	}
+	if err := r.served(calls, res, settled); err != nil {
 		return err
 	}
-	if len(refused) < len(calls) { // some call runs live
+	var run []int // the calls to run: all but the settled ones
+	for i, done := range settled {
+		if !done {
+			run = append(run, i)
+		}
+	}
+	if len(run) > 0 {
 		if err := r.openSandbox(); err != nil {
 			return err
 		}
 	}
-	n := len(calls)
-	res := make([]session.ToolResult, n)
 	rsrc := make([][]tool.Resource, n) // what the calls that run touch
-	for i, c := range calls {
-		if _, ok := refused[c.ID]; ok {
-			continue
-		}
-		if t := r.a.tools[c.Name]; t != nil && c.ArgsValid() {
-			rsrc[i] = t.Resources(c.Args)
+	for _, i := range run {
+		if t := r.a.tools[calls[i].Name]; t != nil && calls[i].ArgsValid() {
+			rsrc[i] = t.Resources(calls[i].Args)
 		}
 	}
 	for i := range calls {
@@ -53,14 +59,6 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 	env := tool.Env{Session: r.s}
 	if r.lease != nil {
 		env.Sandbox = r.lease.Sandbox
-	}
-	var run []int // the calls to run: all but the refused ones
-	for i, c := range calls {
-		if rr, ok := refused[c.ID]; ok {
-			res[i] = rr
-		} else {
-			run = append(run, i)
-		}
 	}
 	r.runCalls(env, calls, rsrc, res, run)
 	for i := range res {
@@ -74,15 +72,15 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 	return nil
 }
 
-// served adds to refused the results a replay's record holds for calls.
-// A call the record shows made but never finished runs again if its tool
-// is idempotent; otherwise a review recorded after the turn settles it
-// (consumed here, so the replayed chain holds it too), or, without one,
-// the run stops for review (runctx.WithReview) or the model is given an
-// interrupted error.
-func (r *run) served(calls []session.ToolCall, refused map[string]session.ToolResult) (map[string]session.ToolResult, error) {
+// served settles the calls a replay's record holds results for, writing
+// them to res. A call the record shows made but never finished runs again
+// if its tool is idempotent; otherwise a review recorded after the turn
+// settles it (consumed here, so the replayed chain holds it too), or,
+// without one, the run stops for review (runctx.WithReview) or the model is
+// given an interrupted error.
+func (r *run) served(calls []session.ToolCall, res []session.ToolResult, settled []bool) error {
 	if r.player == nil {
-		return refused, nil
+		return nil
 	}
 	s, _, err := runctx.Served(r.ctx, r.s, r.node, func(c session.Chunk) bool {
 		return c.Approval != nil && session.IsReview(c.Approval.Verdict) &&
@@ -90,32 +88,28 @@ func (r *run) served(calls []session.ToolCall, refused map[string]session.ToolRe
 	})
 	r.s = s
 	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]session.ToolResult, len(calls))
-	for k, v := range refused {
-		out[k] = v
+		return err
 	}
 	var unsettled []session.ToolCall
-	for _, c := range calls {
-		if _, ok := out[c.ID]; ok {
+	for i, c := range calls {
+		if settled[i] {
 			continue
 		}
-		res, issued := r.player.Tool(r.node, c)
+		rec, issued := r.player.Tool(r.node, c)
 		switch {
-		case res != nil:
-			out[c.ID] = *res
+		case rec != nil:
+			res[i], settled[i] = *rec, true
 		case issued:
 			if t := r.a.tools[c.Name]; t != nil && t.Idempotent() {
 				continue
 			}
-			if a := settled(r.s, c.ID); a != nil {
-				res, ok, err := reviewed(a, c)
+			if a := settledBy(r.s, c.ID); a != nil {
+				rr, ok, err := reviewed(a, c)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				if ok {
-					out[c.ID] = res
+					res[i], settled[i] = rr, true
 				}
 				continue
 			}
@@ -123,14 +117,14 @@ func (r *run) served(calls []session.ToolCall, refused map[string]session.ToolRe
 				unsettled = append(unsettled, c)
 				continue
 			}
-			out[c.ID] = session.ToolResult{CallID: c.ID, Tool: c.Name, Args: c.Args, Error: &session.ToolError{Kind: session.ToolErrInterrupted,
-				Message: "the run stopped while this call ran; it was not repeated (the tool is not idempotent) and its effect is unknown"}}
+			res[i], settled[i] = session.ToolResult{CallID: c.ID, Tool: c.Name, Args: c.Args, Error: &session.ToolError{Kind: session.ToolErrInterrupted,
+				Message: "the run stopped while this call ran; it was not repeated (the tool is not idempotent) and its effect is unknown"}}, true
 		}
 	}
 	if len(unsettled) > 0 {
-		return nil, &Unsettled{Session: r.s.ID(), Node: r.node, Calls: unsettled}
+		return &Unsettled{Session: r.s.ID(), Node: r.node, Calls: unsettled}
 	}
-	return out, nil
+	return nil
 }
 
 // runCalls runs the calls at indexes idx, each after the earlier ones it

@@ -80,9 +80,9 @@ func Settle(s *session.Session, node string, calls []session.ToolCall, rs ...Rev
 	return s.TryAppend(cs...)
 }
 
-// settled returns the review verdict recorded in s, after its last turn,
+// settledBy returns the review verdict recorded in s, after its last turn,
 // for call id (nil if none).
-func settled(s *session.Session, id string) *session.Approval {
+func settledBy(s *session.Session, id string) *session.Approval {
 	for i := s.Len() - 1; i >= 0; i-- {
 		c := s.Chunk(i)
 		if c.Assistant != nil {

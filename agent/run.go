@@ -35,15 +35,20 @@ type run struct {
 	stored  session.ChunkID // the head last committed ("" before the first)
 	stopped bool            // the consumer stopped listening
 	lease   *sandbox.Lease
-	counter tool.Counter  // calls against the policy
-	node    string        // this run's node path
-	player  runctx.Player // replay's record, nil when live
-	conv    conversation  // the request messages so far
+	counter tool.Counter    // calls against the policy
+	node    string          // this run's node path
+	player  runctx.Player   // replay's record, nil when live
+	conv    conversation    // the request messages so far
+	adding  []session.Chunk // add's buffer
 }
 
 // add appends chunks made by this run, through the player if replaying.
 func (r *run) add(cs ...session.Chunk) error {
-	s, err := runctx.Record(r.ctx, r.s, r.node, cs...)
+	// Through a buffer of the run's: the chunks go on to an interface
+	// call, which would put every step's argument list on the heap.
+	r.adding = append(r.adding[:0], cs...)
+	s, err := runctx.Record(r.ctx, r.s, r.node, r.adding...)
+	clear(r.adding)
 	r.s = s
 	return err
 }
@@ -228,7 +233,8 @@ func (r *run) hasInstructions() bool {
 // instructions first.
 func (r *run) request() *model.Request {
 	if r.conv.prev == nil {
-		r.conv.prev = r.a.seed
+		// A step adds a turn and, mostly, one result.
+		r.conv.prev, r.conv.room = r.a.seed, min(2*r.a.cfg.MaxSteps+1, 256)
 	}
 	return r.conv.request(r.s, r.a.cfg.Instructions, r.a.specs, r.a.cfg.Params)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"hash"
+	"sync"
 
 	"github.com/openrath/rath/session"
 )
@@ -88,7 +89,9 @@ func (r *Request) Digest() string {
 	}
 	// Fields go through one buffer, written to the hash once a message (a
 	// write through the interface would move each length to the heap).
-	buf := make([]byte, 0, 256)
+	bp := digestBufs.Get().(*[]byte)
+	defer digestBufs.Put(bp)
+	buf := (*bp)[:0]
 	if h == nil {
 		h = sha256.New().(hash.Cloner)
 		h.Write(appendField(buf, r.Model))
@@ -131,12 +134,19 @@ func (r *Request) Digest() string {
 		buf = appendField(buf, t.Parameters)
 		buf = appendField(buf, []byte{strict})
 	}
-	h.Write(appendField(buf, params))
+	buf = appendField(buf, params)
+	h.Write(buf)
+	if cap(buf) <= 64<<10 {
+		*bp = buf
+	}
 	var sum [sha256.Size]byte
 	out := make([]byte, 0, len("sha256:")+2*sha256.Size)
 	out = append(out, "sha256:"...)
 	return string(hex.AppendEncode(out, h.Sum(sum[:0])))
 }
+
+// digestBufs recycles the buffer fields are framed in.
+var digestBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // appendField appends b to dst after its length (eight bytes, little
 // endian): the digest's framing of each field.

@@ -37,6 +37,10 @@ type track struct {
 	digests []string // digest of each chunk, computed when first needed
 	next    int
 	served  *session.ModelCall // the model call Model last handed out
+	// The chunk at last read, which the next calls mostly read again.
+	last   int // position + 1; 0 for none
+	lastC  session.Chunk
+	lastID session.ChunkID
 }
 
 func (tr *track) len() int { return len(tr.pos) }
@@ -45,12 +49,16 @@ func (tr *track) len() int { return len(tr.pos) }
 // append re-seals), and the id the node gave it (its Origin if a merge
 // moved it).
 func (tr *track) at(i int) (session.Chunk, session.ChunkID) {
+	if tr.last == i+1 {
+		return tr.lastC, tr.lastID
+	}
 	c := tr.src.Chunk(int(tr.pos[i]))
 	id := c.ID
 	if c.Origin != "" {
 		id = c.Origin
 	}
 	c.ID, c.Parent, c.Origin = "", "", ""
+	tr.last, tr.lastC, tr.lastID = i+1, c, id
 	return c, id
 }
 
@@ -252,9 +260,8 @@ func (t *tape) Model(node string, req *model.Request) (*session.ModelCall, error
 		return nil, &Divergence{Node: node, Index: tr.index(tr.next), What: "the model request differs from the recorded one",
 			Expected: rec.ModelCall.RequestDigest, Actual: d, Diff: lineDiff(t.recordedRequest(tr.index(tr.next), rec.ModelCall), showRequest(req))}
 	}
-	mc := *rec.ModelCall
-	tr.served = &mc
-	return &mc, nil
+	tr.served = rec.ModelCall
+	return rec.ModelCall, nil
 }
 
 // Tool implements runctx.Player.
