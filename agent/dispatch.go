@@ -30,7 +30,8 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 	for i, c := range calls {
 		res[i], settled[i] = refused[c.ID]
 	}
-	if err := r.served(calls, res, settled); err != nil {
+	recorded, err := r.served(calls, res, settled)
+	if err != nil {
 		return err
 	}
 	var run []int // the calls to run: all but the settled ones
@@ -62,7 +63,11 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 	}
 	r.runCalls(env, calls, rsrc, res, run)
 	for i := range res {
-		if err := r.add(session.Result(res[i])); err != nil {
+		c := session.Result(res[i])
+		if recorded != nil && recorded[i] != nil {
+			c = session.Of(recorded[i]) // the record's own result, as the player gave it
+		}
+		if err := r.add(c); err != nil {
 			return err
 		}
 		if !r.emit(Event{Kind: ToolCallEnd, Step: step, Result: &res[i]}) {
@@ -73,14 +78,14 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 }
 
 // served settles the calls a replay's record holds results for, writing
-// them to res. A call the record shows made but never finished runs again
+// them to res; recorded holds the player's own results, to append as given. A call the record shows made but never finished runs again
 // if its tool is idempotent; otherwise a review recorded after the turn
 // settles it (consumed here, so the replayed chain holds it too), or,
 // without one, the run stops for review (runctx.WithReview) or the model is
 // given an interrupted error.
-func (r *run) served(calls []session.ToolCall, res []session.ToolResult, settled []bool) error {
+func (r *run) served(calls []session.ToolCall, res []session.ToolResult, settled []bool) (recorded []*session.ToolResult, err error) {
 	if r.player == nil {
-		return nil
+		return nil, nil
 	}
 	s, _, err := runctx.Served(r.ctx, r.s, r.node, func(c session.Chunk) bool {
 		return c.Approval != nil && session.IsReview(c.Approval.Verdict) &&
@@ -88,8 +93,9 @@ func (r *run) served(calls []session.ToolCall, res []session.ToolResult, settled
 	})
 	r.s = s
 	if err != nil {
-		return err
+		return nil, err
 	}
+	recorded = make([]*session.ToolResult, len(calls))
 	var unsettled []session.ToolCall
 	for i, c := range calls {
 		if settled[i] {
@@ -98,7 +104,7 @@ func (r *run) served(calls []session.ToolCall, res []session.ToolResult, settled
 		rec, issued := r.player.Tool(r.node, c)
 		switch {
 		case rec != nil:
-			res[i], settled[i] = *rec, true
+			res[i], settled[i], recorded[i] = *rec, true, rec
 		case issued:
 			if t := r.a.tools[c.Name]; t != nil && t.Idempotent() {
 				continue
@@ -106,7 +112,7 @@ func (r *run) served(calls []session.ToolCall, res []session.ToolResult, settled
 			if a := settledBy(r.s, c.ID); a != nil {
 				rr, ok, err := reviewed(a, c)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				if ok {
 					res[i], settled[i] = rr, true
@@ -122,9 +128,9 @@ func (r *run) served(calls []session.ToolCall, res []session.ToolResult, settled
 		}
 	}
 	if len(unsettled) > 0 {
-		return &Unsettled{Session: r.s.ID(), Node: r.node, Calls: unsettled}
+		return nil, &Unsettled{Session: r.s.ID(), Node: r.node, Calls: unsettled}
 	}
-	return nil
+	return recorded, nil
 }
 
 // runCalls runs the calls at indexes idx, each after the earlier ones it

@@ -172,14 +172,12 @@ func (t *tape) Append(node string, s *session.Session, cs ...session.Chunk) (*se
 		// A sandbox the replay did not need to open: its recorded
 		// placement stands, so the chain stays the record's.
 		for tr != nil && tr.next < tr.len() && c.Placement == nil {
-			rec := tr.chunk(tr.next)
-			if rec.Placement == nil {
+			if tr.chunk(tr.next).Placement == nil {
 				break
 			}
-			if out, err = out.TryAppend(rec); err != nil {
+			if out, err = tr.copyNext(out); err != nil {
 				return s, err
 			}
-			tr.next++
 		}
 		if tr == nil || tr.next >= tr.len() {
 			if !t.live {
@@ -192,34 +190,46 @@ func (t *tape) Append(node string, s *session.Session, cs ...session.Chunk) (*se
 			continue
 		}
 		rec, id := tr.at(tr.next)
-		add, verbatim := c, true
 		switch {
-		case c.Placement != nil && rec.Placement != nil:
-			add = rec // the recorded sandbox id stands
-		case c.ModelCall != nil && c.ModelCall == tr.served:
-			add = rec // the record's own call, handed back
+		case c.Placement != nil && rec.Placement != nil: // the recorded sandbox id stands
+		case c.ModelCall != nil && c.ModelCall == tr.served: // the record's own call, handed back
+		case c.ToolResult != nil && c.ToolResult == rec.ToolResult: // the record's own result
 		case t.tools && rec.ToolResult != nil && c.ToolResult != nil:
 			if !sameOutcome(rec.ToolResult, c.ToolResult) {
 				return s, t.diverged(node, tr, c)
 			}
-			add = rec
 		default:
-			verbatim = false
+			add := c
 			add.Time = rec.Time
 			if add.Tier == 0 {
 				add.Tier = rec.Tier // the kind's default tier, set when sealed
 			}
+			next, err := out.TryAppend(add)
+			if err != nil {
+				return s, err
+			}
+			if next.Head() != id && !t.same(tr, tr.next, add) {
+				return s, t.diverged(node, tr, c)
+			}
+			out = next
+			tr.next++
+			continue
 		}
-		next, err := out.TryAppend(add)
-		if err != nil {
+		// The recorded chunk itself.
+		if out, err = tr.copyNext(out); err != nil {
 			return s, err
 		}
-		if !verbatim && next.Head() != id && !t.same(tr, tr.next, add) {
-			return s, t.diverged(node, tr, c)
-		}
-		out = next
-		tr.next++
 	}
+	return out, nil
+}
+
+// copyNext appends the track's next chunk to s as recorded and moves on.
+func (tr *track) copyNext(s *session.Session) (*session.Session, error) {
+	out, err := s.AppendCopy(tr.src, int(tr.pos[tr.next]))
+	if err != nil {
+		return s, err
+	}
+	tr.next++
 	return out, nil
 }
 
@@ -276,8 +286,7 @@ func (t *tape) Tool(node string, call session.ToolCall) (*session.ToolResult, bo
 		for i := tr.next; i < tr.len(); i++ {
 			c := tr.chunk(i)
 			if c.ToolResult != nil && c.ToolResult.CallID == call.ID {
-				r := *c.ToolResult
-				return &r, false
+				return c.ToolResult, false // the record's own: appended back, it is copied verbatim
 			}
 			if c.Assistant != nil {
 				break // the next turn: the call has no result in the record

@@ -27,6 +27,10 @@ type Player interface {
 	// issued reports that the record shows the call made but not finished
 	// (a run cut short while the tool ran).
 	Tool(node string, call session.ToolCall) (res *session.ToolResult, issued bool)
+	// (The model call and result Model and Tool hand back are the
+	// record's own, not to be changed: appended as they are, a chunk
+	// holding one is taken to be the recorded chunk and copied from the
+	// record whole.)
 	// Peek returns the next recorded chunk of node without using it up
 	// (false past the end of the record).
 	Peek(node string) (session.Chunk, bool)
