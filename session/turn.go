@@ -27,12 +27,14 @@ func NewToolCall(id, name, args string) ToolCall {
 	switch {
 	case len(trimmed) == 0:
 		tc.Args = json.RawMessage("{}")
-	case json.Valid(trimmed):
+	case !json.Valid(trimmed):
+		tc.ArgsText = args
+	case bytes.ContainsAny(trimmed, " \t\r\n"):
 		var buf bytes.Buffer
 		_ = json.Compact(&buf, trimmed) // valid input cannot fail
 		tc.Args = json.RawMessage(buf.Bytes())
-	default:
-		tc.ArgsText = args
+	default: // compact already (trimmed is a copy of args)
+		tc.Args = json.RawMessage(trimmed)
 	}
 	return tc
 }

@@ -1,11 +1,11 @@
 package tool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -30,7 +30,7 @@ func FuncEnv[In, Out any](name, description string, fn func(ctx context.Context,
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: infer the argument schema: %w", name, err)
 	}
-	return &funcTool[In, Out]{name: name, desc: description, schema: slices.Clone(sc.raw), resolved: sc.resolved, fn: fn}, nil
+	return &funcTool[In, Out]{name: name, desc: description, schema: slices.Clone(sc.raw), resolved: sc.resolved, closed: sc.closed, fn: fn}, nil
 }
 
 // MustFunc is Func for package-level tools; it panics on a bad In type.
@@ -49,6 +49,7 @@ type funcTool[In, Out any] struct {
 	fn         func(ctx context.Context, env Env, in In) (Out, error)
 	resources  func(In) []Resource
 	idempotent bool
+	closed     bool // the schema admits no member In lacks (see closedSchema)
 }
 
 func (t *funcTool[In, Out]) Name() string            { return t.name }
@@ -89,7 +90,7 @@ func (t *funcTool[In, Out]) Call(ctx context.Context, env Env, args json.RawMess
 // decode validates args against the schema and decodes them into In.
 func (t *funcTool[In, Out]) decode(args json.RawMessage) (In, error) {
 	var in In
-	if len(strings.TrimSpace(string(args))) == 0 {
+	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
 	var inst any
@@ -99,9 +100,16 @@ func (t *funcTool[In, Out]) decode(args json.RawMessage) (In, error) {
 	if err := t.resolved.Validate(inst); err != nil {
 		return in, Errorf(session.ToolErrInvalidArgs, err, fmt.Sprintf("arguments do not match the schema of %s: %v", t.name, err))
 	}
-	dec := json.NewDecoder(strings.NewReader(string(args)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
+	var err error
+	if t.closed {
+		// The schema admits no member In lacks: plain decoding is strict.
+		err = json.Unmarshal(args, &in)
+	} else {
+		dec := json.NewDecoder(bytes.NewReader(args))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(&in)
+	}
+	if err != nil {
 		return in, Errorf(session.ToolErrInvalidArgs, err, fmt.Sprintf("arguments do not fit %s: %v", t.name, err))
 	}
 	return in, nil

@@ -126,3 +126,56 @@ func TestFuncWithResources(t *testing.T) {
 		t.Fatalf("resources = %v", rs)
 	}
 }
+
+type nestedIn struct {
+	Inner struct {
+		X int `json:"x"`
+	} `json:"inner"`
+	Items []struct {
+		Y string `json:"y"`
+	} `json:"items"`
+	Tags map[string]int `json:"tags,omitempty"`
+	Any  any            `json:"any,omitempty"`
+}
+
+// A member the argument type lacks is refused at any depth, whether the
+// arguments are decoded plainly (an inferred schema is closed) or strictly.
+func TestFuncRejectsUnknownMembersAtAnyDepth(t *testing.T) {
+	tl := MustFunc("nest", "Takes nested arguments.", func(_ context.Context, in nestedIn) (string, error) { return "ok", nil })
+	if !tl.(*funcTool[nestedIn, string]).closed {
+		t.Fatalf("the inferred schema is not seen as closed: %s", tl.Schema())
+	}
+	ok := `{"inner":{"x":1},"items":[{"y":"a"}],"tags":{"anything":1},"any":{"free":true}}`
+	for _, closed := range []bool{true, false} {
+		tl.(*funcTool[nestedIn, string]).closed = closed
+		if out, err := tl.Call(context.Background(), Env{}, json.RawMessage(ok)); err != nil || out != "ok" {
+			t.Fatalf("closed=%v: valid arguments: %q, %v", closed, out, err)
+		}
+		for _, args := range []string{
+			`{"inner":{"x":1,"z":2},"items":[]}`,
+			`{"inner":{"x":1},"items":[{"y":"a","w":1}]}`,
+			`{"inner":{"x":1},"items":[],"extra":0}`,
+			`{"Inner":{"x":1},"items":[]}`,
+		} {
+			if _, err := tl.Call(context.Background(), Env{}, json.RawMessage(args)); KindOf(err) != session.ToolErrInvalidArgs {
+				t.Errorf("closed=%v: %s: err = %v", closed, args, err)
+			}
+		}
+	}
+}
+
+func TestClosedSchema(t *testing.T) {
+	for schema, want := range map[string]bool{
+		`{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}`:                         true,
+		`{"type":"object","properties":{"a":{"type":"object","properties":{}}},"additionalProperties":false}`:          false,
+		`{"type":"object","properties":{"a":{"type":["null","object"]}},"additionalProperties":false}`:                 false,
+		`{"type":"object","additionalProperties":{"type":"object","properties":{},"additionalProperties":false}}`:      true,
+		`{"type":"object","properties":{"l":{"type":"array","items":{"type":"object"}}},"additionalProperties":false}`: false,
+		`{"type":"object"}`: false,
+		`not json`:          false,
+	} {
+		if got := closedSchema(json.RawMessage(schema)); got != want {
+			t.Errorf("closedSchema(%s) = %v, want %v", schema, got, want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 type inferred struct {
 	raw      json.RawMessage
 	resolved *jsonschema.Resolved
+	closed   bool // see closedSchema
 }
 
 // schemas memoizes inference by type, as encoding/json caches its
@@ -39,6 +40,56 @@ func schemaFor[In any]() (*inferred, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, _ := schemas.LoadOrStore(key, &inferred{raw: raw, resolved: rs})
+	v, _ := schemas.LoadOrStore(key, &inferred{raw: raw, resolved: rs, closed: closedSchema(raw)})
 	return v.(*inferred), nil
+}
+
+// closedSchema reports whether every object the schema describes says what
+// members beyond its properties may hold (additionalProperties; inference
+// closes every struct with false): arguments valid against it then have no
+// member their Go type lacks, and decoding them need not check again.
+func closedSchema(raw json.RawMessage) bool {
+	var root any
+	if json.Unmarshal(raw, &root) != nil {
+		return false
+	}
+	var closed func(v any) bool
+	closed = func(v any) bool {
+		switch v := v.(type) {
+		case map[string]any:
+			if isObjectType(v["type"]) {
+				if _, ok := v["additionalProperties"]; !ok {
+					return false
+				}
+			}
+			for _, x := range v {
+				if !closed(x) {
+					return false
+				}
+			}
+		case []any:
+			for _, x := range v {
+				if !closed(x) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return closed(root)
+}
+
+// isObjectType reports whether a schema's "type" admits objects.
+func isObjectType(t any) bool {
+	switch t := t.(type) {
+	case string:
+		return t == "object"
+	case []any:
+		for _, x := range t {
+			if x == "object" {
+				return true
+			}
+		}
+	}
+	return false
 }
