@@ -63,11 +63,11 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 	}
 	r.runCalls(env, calls, rsrc, res, run)
 	for i := range res {
-		c := session.Result(res[i])
-		if recorded != nil && recorded[i] != nil {
-			c = session.Of(recorded[i]) // the record's own result, as the player gave it
+		var rec *session.ToolResult // the record's own result, as the player gave it
+		if recorded != nil {
+			rec = recorded[i]
 		}
-		if err := r.add(c); err != nil {
+		if err := r.addResult(&res[i], rec); err != nil {
 			return err
 		}
 		if !r.emit(Event{Kind: ToolCallEnd, Step: step, Result: &res[i]}) {
@@ -137,16 +137,24 @@ func (r *run) served(calls []session.ToolCall, res []session.ToolResult, settled
 // conflicts with; a lone call runs inline (the common case: nothing to
 // schedule).
 func (r *run) runCalls(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult, idx []int) {
-	one := func(i int) {
-		e := env
-		e.CallID = calls[i].ID
-		e.IdempotencyKey = idempotencyKey(runctx.ID(r.ctx), r.node, calls[i].ID)
-		res[i] = r.call(e, calls[i], rsrc[i])
-	}
 	if len(idx) == 1 {
-		one(idx[0])
+		r.runOne(env, calls, rsrc, res, idx[0])
 		return
 	}
+	r.runConcurrently(env, calls, rsrc, res, idx)
+}
+
+// runOne runs call i.
+func (r *run) runOne(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult, i int) {
+	env.CallID = calls[i].ID
+	env.IdempotencyKey = idempotencyKey(runctx.ID(r.ctx), r.node, calls[i].ID)
+	res[i] = r.call(env, calls[i], rsrc[i])
+}
+
+// runConcurrently runs the calls at indexes idx, each after the earlier
+// ones it conflicts with.
+func (r *run) runConcurrently(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult, idx []int) {
+	one := func(i int) { r.runOne(env, calls, rsrc, res, i) }
 	done := make([]chan struct{}, len(idx)) // by position in idx
 	var wg sync.WaitGroup
 	for k, i := range idx {

@@ -53,6 +53,26 @@ func (r *run) add(cs ...session.Chunk) error {
 	return err
 }
 
+// addTurn adds a model call and the turn it answered. (Its own function,
+// not inlined, so that the chunks are built in its frame: a run's frames
+// stay on the goroutine's stack for the whole run, and a stack kept under
+// 8 KiB is neither copied to grow nor as long to scan.)
+//
+//go:noinline
+func (r *run) addTurn(rec *session.ModelCall, resp *model.Response) error {
+	return r.add(session.Of(rec), session.Of(ptr(resp.Turn())))
+}
+
+// addResult adds a call's result: the player's own if it served one.
+//
+//go:noinline
+func (r *run) addResult(res *session.ToolResult, recorded *session.ToolResult) error {
+	if recorded != nil {
+		return r.add(session.Of(recorded))
+	}
+	return r.add(session.Result(*res))
+}
+
 // adopt re-appends chunks others appended to r.s since it had n chunks
 // (memory and sandbox operations) as r's own: with its node, and through
 // the player when replaying.
@@ -124,7 +144,7 @@ func (r *run) steps(first int) {
 			r.fail(failureCode(err), err)
 			return
 		}
-		if err := r.add(session.Of(rec), session.Of(ptr(resp.Turn()))); err != nil {
+		if err := r.addTurn(rec, resp); err != nil {
 			r.fail("replay", err)
 			return
 		}

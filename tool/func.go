@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -30,7 +31,9 @@ func FuncEnv[In, Out any](name, description string, fn func(ctx context.Context,
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: infer the argument schema: %w", name, err)
 	}
-	return &funcTool[In, Out]{name: name, desc: description, schema: slices.Clone(sc.raw), resolved: sc.resolved, closed: sc.closed, fn: fn}, nil
+	t := &funcTool[In, Out]{name: name, desc: description, schema: slices.Clone(sc.raw), resolved: sc.resolved, closed: sc.closed, fn: fn}
+	t.noArgs()
+	return t, nil
 }
 
 // MustFunc is Func for package-level tools; it panics on a bad In type.
@@ -50,6 +53,9 @@ type funcTool[In, Out any] struct {
 	resources  func(In) []Resource
 	idempotent bool
 	closed     bool // the schema admits no member In lacks (see closedSchema)
+	// What a call without arguments gets (see noArgs).
+	emptyErr  error
+	emptyZero bool
 }
 
 func (t *funcTool[In, Out]) Name() string            { return t.name }
@@ -90,9 +96,35 @@ func (t *funcTool[In, Out]) Call(ctx context.Context, env Env, args json.RawMess
 // decode validates args against the schema and decodes them into In.
 func (t *funcTool[In, Out]) decode(args json.RawMessage) (In, error) {
 	var in In
-	if len(bytes.TrimSpace(args)) == 0 {
+	if trimmed := bytes.TrimSpace(args); len(trimmed) == 0 || emptyObject(trimmed) {
+		switch {
+		case t.emptyErr != nil:
+			return in, t.emptyErr
+		case t.emptyZero:
+			return in, nil
+		}
 		args = json.RawMessage("{}")
 	}
+	return t.decodeJSON(args)
+}
+
+// noArgs works out once what a call without arguments ({}) gets: the error
+// if the schema refuses {}, or, if {} decodes to In's zero value (no
+// UnmarshalJSON of In's that makes something of it), that value.
+func (t *funcTool[In, Out]) noArgs() {
+	in, err := t.decodeJSON(json.RawMessage("{}"))
+	t.emptyErr = err
+	t.emptyZero = err == nil && reflect.ValueOf(&in).Elem().IsZero()
+}
+
+// emptyObject reports whether b is {} with nothing but blanks inside.
+func emptyObject(b []byte) bool {
+	return len(b) >= 2 && b[0] == '{' && b[len(b)-1] == '}' && len(bytes.TrimSpace(b[1:len(b)-1])) == 0
+}
+
+// decodeJSON validates args against the schema and decodes them into In.
+func (t *funcTool[In, Out]) decodeJSON(args json.RawMessage) (In, error) {
+	var in In
 	var inst any
 	if err := json.Unmarshal(args, &inst); err != nil {
 		return in, Errorf(session.ToolErrInvalidArgs, err, fmt.Sprintf("arguments are not valid JSON: %v", err))

@@ -179,3 +179,51 @@ func TestClosedSchema(t *testing.T) {
 		}
 	}
 }
+
+// defaulted fills in a default when its JSON leaves the field out.
+type defaulted struct {
+	N int `json:"n,omitempty"`
+}
+
+func (d *defaulted) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		N *int `json:"n"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	d.N = 7
+	if raw.N != nil {
+		d.N = *raw.N
+	}
+	return nil
+}
+
+// A call without arguments is worked out once, when the tool is made: the
+// schema's refusal, or In's zero value — unless decoding {} makes more of it.
+func TestCallsWithoutArguments(t *testing.T) {
+	calls := 0
+	none := MustFunc("none", "Takes nothing.", func(_ context.Context, _ struct{}) (string, error) { calls++; return "ok", nil })
+	for _, args := range []string{"", "{}", " { \n } ", "\t"} {
+		if out, err := none.Call(context.Background(), Env{}, json.RawMessage(args)); err != nil || out != "ok" {
+			t.Fatalf("%q: %q, %v", args, out, err)
+		}
+	}
+	if _, err := none.Call(context.Background(), Env{}, json.RawMessage(`{"x":1}`)); KindOf(err) != session.ToolErrInvalidArgs {
+		t.Fatalf("an unknown member: %v", err)
+	}
+	if calls != 4 {
+		t.Fatalf("%d calls ran", calls)
+	}
+	tl := adder(t) // a and b are required
+	for _, args := range []string{"{}", "{ }"} {
+		if _, err := tl.Call(context.Background(), Env{}, json.RawMessage(args)); KindOf(err) != session.ToolErrInvalidArgs || !strings.Contains(err.Error(), "schema") {
+			t.Fatalf("%q: %v", args, err)
+		}
+	}
+	var got int
+	def := MustFunc("def", "Has a default.", func(_ context.Context, in defaulted) (string, error) { got = in.N; return "ok", nil })
+	if _, err := def.Call(context.Background(), Env{}, json.RawMessage("{}")); err != nil || got != 7 {
+		t.Fatalf("{} into a type that sets a default: N=%d, %v", got, err)
+	}
+}
