@@ -78,11 +78,12 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 }
 
 // served settles the calls a replay's record holds results for, writing
-// them to res; recorded holds the player's own results, to append as given. A call the record shows made but never finished runs again
-// if its tool is idempotent; otherwise a review recorded after the turn
-// settles it (consumed here, so the replayed chain holds it too), or,
-// without one, the run stops for review (runctx.WithReview) or the model is
-// given an interrupted error.
+// them to res; recorded holds the player's own results, to append as
+// given. A call the record shows made but never finished runs again if its
+// tool is idempotent; otherwise a review recorded after the turn settles it
+// (consumed here, so the replayed chain holds it too), or, without one, the
+// run stops for review (runctx.WithReview) or the model is given an
+// interrupted error.
 func (r *run) served(calls []session.ToolCall, res []session.ToolResult, settled []bool) (recorded []*session.ToolResult, err error) {
 	if r.player == nil {
 		return nil, nil

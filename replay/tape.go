@@ -92,11 +92,6 @@ func (tr *track) digestAt(i int) string {
 // sessions keeps its longest record (the others hold a prefix of it).
 func newTape(source *session.Session, sessions ...*session.Session) *tape {
 	t := &tape{nodes: map[string]*track{}, source: source}
-	n := 0
-	for _, s := range sessions {
-		n += s.Len()
-	}
-	t.rechains.list = make([]rechain, 0, n)
 	for _, s := range sessions {
 		local := map[string]*track{}
 		var last *track // a node's chunks mostly come in runs
