@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/openrath/rath/export"
+	"github.com/openrath/rath/session"
 )
 
 // graphTypes are the graph formats and their content types.
@@ -25,18 +26,36 @@ func (s *Server) handleGraph(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	s.serveGraph(w, r, id, func(status int, err error) {
+		if status != 0 {
+			writeError(w, status, "%s", sentence(err.Error()))
+			return
+		}
+		fail(w, r, err)
+	})
+}
+
+// errFormat is a format parameter the endpoint does not know.
+type errFormat struct{ msg string }
+
+func (e errFormat) Error() string { return e.msg }
+
+// serveGraph writes the lineage graph of id in the request's format, or
+// calls failed: with 400 and the reason for an unknown format, with 0 and
+// the error otherwise.
+func (s *Server) serveGraph(w http.ResponseWriter, r *http.Request, id session.ID, failed func(status int, err error)) {
 	format := r.URL.Query().Get("format")
 	if format == "" {
 		format = export.FormatJSON
 	}
 	ctype, ok := graphTypes[format]
 	if !ok {
-		writeError(w, http.StatusBadRequest, "Unknown graph format %q (want json, dot, mermaid or svg).", format)
+		failed(http.StatusBadRequest, errFormat{fmt.Sprintf("unknown graph format %q (want json, dot, mermaid or svg)", format)})
 		return
 	}
 	g, err := export.LoadGraph(r.Context(), s.st, id)
 	if err != nil {
-		fail(w, r, err)
+		failed(0, err)
 		return
 	}
 	var body []byte
@@ -48,7 +67,7 @@ func (s *Server) handleGraph(w http.ResponseWriter, r *http.Request) {
 		body = buf.Bytes()
 	}
 	if err != nil {
-		fail(w, r, err)
+		failed(0, err)
 		return
 	}
 	w.Header().Set("Content-Type", ctype)
@@ -63,26 +82,37 @@ var exportFiles = map[string]string{
 }
 
 // handleExport answers GET /api/sessions/{id}/export?format=jsonl|openrath
-// (jsonl by default) with the session file as an attachment. The file is
-// streamed: if writing fails after the first bytes went out, the connection
-// is cut so the client cannot mistake a truncated file for a whole one.
+// (jsonl by default) as a download.
 func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	id, ok := pathID(w, r)
 	if !ok {
 		return
 	}
+	s.serveExport(w, r, id, func(status int, err error) {
+		if status != 0 {
+			writeError(w, status, "%s", sentence(err.Error()))
+			return
+		}
+		fail(w, r, err)
+	})
+}
+
+// serveExport writes session id in the request's format as a download, or
+// calls failed as serveGraph does. An error after the first byte aborts
+// the response: the client sees a cut download, not a broken file.
+func (s *Server) serveExport(w http.ResponseWriter, r *http.Request, id session.ID, failed func(status int, err error)) {
 	format := r.URL.Query().Get("format")
 	if format == "" {
 		format = export.FormatJSONL
 	}
 	suffix, ok := exportFiles[format]
 	if !ok {
-		writeError(w, http.StatusBadRequest, "Unknown export format %q (want jsonl or openrath).", format)
+		failed(http.StatusBadRequest, errFormat{fmt.Sprintf("unknown export format %q (want jsonl or openrath)", format)})
 		return
 	}
 	ses, err := s.st.Load(r.Context(), id)
 	if err != nil {
-		fail(w, r, err)
+		failed(0, err)
 		return
 	}
 	h := w.Header()
@@ -93,7 +123,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	if err := export.WriteSession(cw, ses, format); err != nil {
 		if cw.n == 0 {
 			h.Del("Content-Disposition")
-			fail(w, r, err)
+			failed(0, err)
 			return
 		}
 		panic(http.ErrAbortHandler)

@@ -33,7 +33,13 @@ type Options struct {
 	// without this server's bearer token, so a server that needs one
 	// answers /river/ with 404 and says why.
 	RiverUI http.Handler
+	// MaxBody bounds a /v1 request body (DefaultMaxBody if zero).
+	MaxBody int64
 }
+
+// DefaultMaxBody is the largest /v1 request body a server takes unless
+// Options.MaxBody says otherwise: 1 MiB.
+const DefaultMaxBody = 1 << 20
 
 // Server serves the API and the viewer for one store.
 type Server struct {
@@ -53,7 +59,9 @@ type Server struct {
 	// grace is how long Serve waits for requests to finish when its
 	// context ends before it closes their connections.
 	grace time.Duration
-	h     http.Handler
+	// maxBody bounds a /v1 request body.
+	maxBody int64
+	h       http.Handler
 }
 
 // New returns a server for st. It refuses a non-loopback Addr without a
@@ -76,13 +84,18 @@ func New(st store.Store, o Options) (*Server, error) {
 	s := &Server{
 		st: st, addr: addr, token: o.Token, heartbeat: 15 * time.Second, grace: 10 * time.Second,
 		cluster: o.Cluster, riverUI: o.RiverUI, clusterCoalesce: clusterCoalesce, clusterPoll: clusterPoll,
+		maxBody: o.MaxBody,
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxBody
 	}
 	s.h = s.routes()
 	return s, nil
 }
 
-// Handler returns the server's HTTP handler: the API under /api/, the
-// health probes under /health/ and the viewer everywhere else.
+// Handler returns the server's HTTP handler: the versioned API under /v1/
+// (its contract at /openapi.json), the viewer's API under /api/, the health
+// probes under /health/ and the viewer everywhere else.
 func (s *Server) Handler() http.Handler { return s.h }
 
 // routes builds the handler tree.
@@ -105,11 +118,13 @@ func (s *Server) routes() http.Handler {
 	})
 
 	mux := http.NewServeMux()
+	mux.Handle("/v1/", s.v1())
+	mux.Handle("GET /openapi.json", s.guardHost(http.HandlerFunc(s.handleOpenAPI)))
 	mux.Handle("/api/", s.guardAPI(api))
 	mux.Handle("/health/", s.guardHost(s.health())) // no token: see health
 	mux.Handle("/river/", s.guardHost(s.river()))
 	mux.Handle("/", s.guardHost(viewer()))
-	return securityHeaders(mux)
+	return withRequestID(securityHeaders(mux))
 }
 
 // river serves River's own UI when it can: it is set, and the server has
