@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/openrath/rath/store"
@@ -35,6 +36,9 @@ type Options struct {
 	RiverUI http.Handler
 	// MaxBody bounds a /v1 request body (DefaultMaxBody if zero).
 	MaxBody int64
+	// MaxSubscribers bounds the /v1 event streams open at once
+	// (DefaultMaxSubscribers if zero).
+	MaxSubscribers int64
 }
 
 // DefaultMaxBody is the largest /v1 request body a server takes unless
@@ -61,7 +65,11 @@ type Server struct {
 	grace time.Duration
 	// maxBody bounds a /v1 request body.
 	maxBody int64
-	h       http.Handler
+	// subscribers counts the open /v1 event streams, at most
+	// maxSubscribers.
+	subscribers    atomic.Int64
+	maxSubscribers int64
+	h              http.Handler
 }
 
 // New returns a server for st. It refuses a non-loopback Addr without a
@@ -84,10 +92,13 @@ func New(st store.Store, o Options) (*Server, error) {
 	s := &Server{
 		st: st, addr: addr, token: o.Token, heartbeat: 15 * time.Second, grace: 10 * time.Second,
 		cluster: o.Cluster, riverUI: o.RiverUI, clusterCoalesce: clusterCoalesce, clusterPoll: clusterPoll,
-		maxBody: o.MaxBody,
+		maxBody: o.MaxBody, maxSubscribers: o.MaxSubscribers,
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBody
+	}
+	if s.maxSubscribers <= 0 {
+		s.maxSubscribers = DefaultMaxSubscribers
 	}
 	s.h = s.routes()
 	return s, nil

@@ -88,6 +88,16 @@ type tailStream struct {
 	w    http.ResponseWriter
 	rc   *http.ResponseController
 	sent int // chunks [0, sent) are known to the client
+	// v1 sends each chunk as {"index", "kind", "chunk"} (/v1's events)
+	// rather than the bare chunk (/api's tail).
+	v1 bool
+}
+
+// v1Chunk is the payload of a /v1 chunk event.
+type v1Chunk struct {
+	Index int           `json:"index"`
+	Kind  session.Kind  `json:"kind"`
+	Chunk session.Chunk `json:"chunk"`
 }
 
 // handle reacts to one commit event.
@@ -115,7 +125,11 @@ func (t *tailStream) catchUp(ctx context.Context, upto int) error {
 			return fmt.Errorf("read chunks [%d,%d) of %s: %w", t.sent, to, t.id, err)
 		}
 		for i, c := range cs {
-			if err := t.event("chunk", strconv.Itoa(t.sent+i), c); err != nil {
+			var v any = c
+			if t.v1 {
+				v = v1Chunk{Index: t.sent + i, Kind: c.Kind, Chunk: c}
+			}
+			if err := t.event("chunk", strconv.Itoa(t.sent+i), v); err != nil {
 				return err
 			}
 		}

@@ -21,6 +21,7 @@ var v1Routes = []v1Route{
 	{"GET", "/v1/sessions/{id}/chunks", (*Server).v1Chunks},
 	{"GET", "/v1/sessions/{id}/graph", (*Server).v1Graph},
 	{"GET", "/v1/sessions/{id}/export", (*Server).v1Export},
+	{"GET", "/v1/sessions/{id}/events", (*Server).v1SessionEvents},
 	{"POST", "/v1/sessions/{id}/fork", (*Server).v1Fork},
 	{"POST", "/v1/sessions:import", (*Server).v1Import},
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,10 +10,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openrath/rath/api"
 	"github.com/openrath/rath/export"
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
 // wantV1Error checks for a /v1 error: the status, the stable code, a
@@ -69,6 +72,9 @@ func TestV1RoutesMatchOpenAPI(t *testing.T) {
 	_, ts = newTestServer(t, st, Options{})
 	for _, op := range served {
 		method, path, _ := strings.Cut(op, " ")
+		if strings.HasSuffix(path, "/events") {
+			continue // a stream: TestV1SessionEvents
+		}
 		url := ts.URL + strings.ReplaceAll(path, "{id}", string(fx.root.ID()))
 		body := ""
 		if method == "POST" {
@@ -318,4 +324,151 @@ func FuzzDecodeCursor(f *testing.F) {
 			t.Fatal("a cursor of another list was taken")
 		}
 	})
+}
+
+// openEvents opens a /v1 event stream, with Last-Event-ID if last is not "".
+func openEvents(t *testing.T, url, last string) (<-chan sseEvent, func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(testCtx(t))
+	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last != "" {
+		req.Header.Set("Last-Event-ID", last)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("events: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	return readEvents(res.Body), func() { cancel(); res.Body.Close() }
+}
+
+// next returns the next event that is not a comment.
+func next(t *testing.T, ch <-chan sseEvent) sseEvent {
+	t.Helper()
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				t.Fatal("the stream ended")
+			}
+			if ev.name != "comment" {
+				return ev
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no event in 10 s")
+		}
+	}
+}
+
+// A stream sends the history, then each commit; a client that reconnects
+// with Last-Event-ID gets every chunk after it once; a finished session's
+// stream replays and ends.
+func TestV1SessionEvents(t *testing.T) {
+	st := openStore(t)
+	s := session.FromUser("go").Append(session.Assistant("one"))
+	commit(t, st, s, "")
+	_, ts := newTestServer(t, st, Options{})
+	url := ts.URL + "/v1/sessions/" + string(s.ID()) + "/events"
+	ch, stop := openEvents(t, url, "")
+	for i := range 2 {
+		ev := next(t, ch)
+		var c v1Chunk
+		if ev.name != "chunk" || ev.id != fmt.Sprint(i) || json.Unmarshal([]byte(ev.data), &c) != nil || c.Index != i || c.Chunk.ID != s.Chunk(i).ID || c.Kind != s.Chunk(i).Kind {
+			t.Fatalf("event %d: %+v", i, ev)
+		}
+	}
+	if ev := next(t, ch); ev.name != "live" || ev.data != `{"len":2}` {
+		t.Fatalf("after the history: %+v", ev)
+	}
+	prev := s.Head()
+	s = s.Append(session.User("two"), session.Assistant("three"))
+	commit(t, st, s, prev)
+	for i := 2; i < 4; i++ {
+		if ev := next(t, ch); ev.name != "chunk" || ev.id != fmt.Sprint(i) {
+			t.Fatalf("live event %d: %+v", i, ev)
+		}
+	}
+	stop() // a disconnect; commits go on meanwhile
+	prev = s.Head()
+	s = s.Append(session.User("four"), session.Assistant("five"))
+	commit(t, st, s, prev)
+	ch, stop = openEvents(t, url, "3")
+	defer stop()
+	for i := 4; i < 6; i++ {
+		if ev := next(t, ch); ev.name != "chunk" || ev.id != fmt.Sprint(i) {
+			t.Fatalf("after reconnecting: event %d is %+v", i, ev)
+		}
+	}
+	if ev := next(t, ch); ev.name != "live" {
+		t.Fatalf("after the missed chunks: %+v", ev)
+	}
+	for _, status := range []store.Status{store.StatusActive, store.StatusClosed} {
+		if err := st.SetStatus(testCtx(t), s.ID(), status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done, stopDone := openEvents(t, url, "4")
+	defer stopDone()
+	if ev := next(t, done); ev.name != "chunk" || ev.id != "5" {
+		t.Fatalf("closed session: %+v", ev)
+	}
+	if ev := next(t, done); ev.name != "end" {
+		t.Fatalf("closed session: %+v, want the end", ev)
+	}
+	call(t, "GET", ts.URL+"/v1/sessions/"+string(session.NewID())+"/events", "").wantV1Error(t, http.StatusNotFound, CodeNotFound)
+}
+
+// Past the subscriber cap a stream is refused with exhausted; closing one
+// makes room.
+func TestV1EventsSubscriberCap(t *testing.T) {
+	st := openStore(t)
+	s := session.FromUser("go")
+	commit(t, st, s, "")
+	srv, ts := newTestServer(t, st, Options{MaxSubscribers: 2})
+	url := ts.URL + "/v1/sessions/" + string(s.ID()) + "/events"
+	_, stop1 := openEvents(t, url, "")
+	_, stop2 := openEvents(t, url, "")
+	defer stop2()
+	call(t, "GET", url, "").wantV1Error(t, http.StatusTooManyRequests, CodeExhausted)
+	stop1()
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.subscribers.Load() > 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	ch, stop3 := openEvents(t, url, "")
+	defer stop3()
+	if ev := next(t, ch); ev.name != "chunk" {
+		t.Fatalf("after room was made: %+v", ev)
+	}
+}
+
+// A subscriber that does not read holds only its own connection: commits
+// go on at their pace, and a reading subscriber sees every one.
+func TestV1EventsSlowSubscriber(t *testing.T) {
+	st := openStore(t)
+	s := session.FromUser(strings.Repeat("x", 4000))
+	commit(t, st, s, "")
+	_, ts := newTestServer(t, st, Options{})
+	url := ts.URL + "/v1/sessions/" + string(s.ID()) + "/events"
+	_, stopIdle := openEvents(t, url, "") // never read
+	defer stopIdle()
+	ch, stop := openEvents(t, url, "")
+	defer stop()
+	const commits = 300
+	for range commits {
+		prev := s.Head()
+		s = s.Append(session.User(strings.Repeat("y", 4000)))
+		commit(t, st, s, prev)
+	}
+	seen := 0
+	for seen < commits+1 {
+		if ev := next(t, ch); ev.name == "chunk" {
+			seen++
+		}
+	}
 }
