@@ -8,9 +8,12 @@ import (
 )
 
 // rechains are the record's re-chained chunks (those a join moved from a
-// branch), in record order, for Rechained.
+// branch), in record order, for Rechained: listed on its first call, so a
+// replay without joins does not pay for them.
 type rechains struct {
-	list []rechain
+	record []*session.Session
+	listed sync.Once
+	list   []rechain
 	// hint is where the next lookup most likely lands: a join re-chains
 	// its branches' chunks in the order the record holds them, so after
 	// the first lookup each one is the entry after the last.
@@ -28,6 +31,20 @@ func (r *rechains) add(c session.Chunk) {
 	}
 }
 
+// listRecord lists the re-chained chunks of the record.
+func (r *rechains) listRecord() {
+	n := 0
+	for _, s := range r.record {
+		n += s.Len()
+	}
+	r.list = make([]rechain, 0, n) // a record with joins is mostly joined chunks
+	for _, s := range r.record {
+		for _, c := range s.All() {
+			r.add(c)
+		}
+	}
+}
+
 // Rechained implements runctx.Player: the record's re-chained copy of the
 // chunk whose id is origin. An origin re-chained more than once (a branch
 // joined into two places) gives the copy that follows the last one looked
@@ -35,6 +52,7 @@ func (r *rechains) add(c session.Chunk) {
 // the copy's hashes the chunk.
 func (t *tape) Rechained(origin session.ChunkID) (parent, id session.ChunkID, ok bool) {
 	r := &t.rechains
+	r.listed.Do(r.listRecord)
 	i := int(r.hint.Load())
 	if i >= len(r.list) || r.list[i].origin != origin {
 		r.once.Do(r.indexList)

@@ -91,13 +91,12 @@ func (tr *track) digestAt(i int) string {
 // newTape indexes the chunks of sessions by node. A node found in several
 // sessions keeps its longest record (the others hold a prefix of it).
 func newTape(source *session.Session, sessions ...*session.Session) *tape {
-	t := &tape{nodes: map[string]*track{}, source: source}
+	t := &tape{nodes: map[string]*track{}, source: source, rechains: rechains{record: sessions}}
 	for _, s := range sessions {
 		local := map[string]*track{}
 		var last *track // a node's chunks mostly come in runs
 		lastNode := ""
 		for i, c := range s.All() {
-			t.rechains.add(c)
 			if c.Node == "" {
 				continue
 			}
