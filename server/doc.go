@@ -1,8 +1,15 @@
-// Package server is `rath serve`: an HTTP JSON API over a store.Store and an
-// embedded single-page web viewer.
+// Package server is `rath serve`: the versioned /v1 API, the viewer's own
+// /api and an embedded single-page web viewer, over a store.Store.
 //
-// The API (every response is JSON unless a format says otherwise; errors
-// are {"error": "one sentence"} with a fitting status code):
+// /v1 is the public API, described by the OpenAPI document of package api
+// (served at /openapi.json; docs/api.md): sessions, their chunks in cursor
+// pages, graph, export, fork, import and their chunks as Server-Sent Events.
+// Its errors are {"error": {"code", "message", "request_id"}} with the
+// stable codes Code*; every response carries X-Request-ID; bodies are
+// bounded (Options.MaxBody).
+//
+// The viewer's API (every response is JSON unless a format says otherwise;
+// errors are {"error": "one sentence"} with a fitting status code):
 //
 //	GET  /api/sessions?status=&op=&q=&limit=      []store.Info, newest first
 //	GET  /api/sessions/{id}                       {"info", "usage", "placement", "children"}
