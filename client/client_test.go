@@ -84,6 +84,9 @@ func TestSessionsRoundTrip(t *testing.T) {
 	if i != s.Len() {
 		t.Fatalf("%d chunks, want %d", i, s.Len())
 	}
+	if d, err := c.Dossier(ctx, s.ID()); err != nil || d.Session.ID != s.ID() || len(d.Timeline) != s.Len() {
+		t.Fatalf("Dossier: %v", err)
+	}
 	g, err := c.Graph(ctx, s.ID(), "dot")
 	if err != nil || !bytes.Contains(g, []byte("digraph")) {
 		t.Fatalf("Graph: %.80s, %v", g, err)

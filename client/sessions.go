@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/openrath/rath/export"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -130,3 +131,12 @@ func (c *Client) Import(ctx context.Context, file io.Reader) (Created, error) {
 
 // itoa is strconv.Itoa, for event ids.
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// Dossier returns the evidence dossier of session id.
+func (c *Client) Dossier(ctx context.Context, id session.ID) (*export.DossierData, error) {
+	var d export.DossierData
+	if err := c.call(ctx, request{method: "GET", path: sessionPath(id, "/dossier")}, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}

@@ -33,7 +33,7 @@ func Dossier(ctx context.Context, st store.Store, id session.ID, dir string) (st
 	if err := enc.Encode(d); err != nil {
 		return "", fmt.Errorf("export: dossier of %s: %w", id, err)
 	}
-	if err := writeHTML(&page, d); err != nil {
+	if err := WriteDossierHTML(&page, d); err != nil {
 		return "", err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

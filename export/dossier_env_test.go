@@ -37,7 +37,7 @@ func TestDossierGroupsEnvironments(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := writeHTML(&b, d); err != nil {
+	if err := WriteDossierHTML(&b, d); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()

@@ -22,8 +22,9 @@ type dossierPage struct {
 	Note string
 }
 
-// writeHTML renders d as a self-contained HTML page.
-func writeHTML(w io.Writer, d *DossierData) error {
+// WriteDossierHTML renders d as the self-contained HTML page Dossier writes
+// (inline CSS, JavaScript and SVG; no network).
+func WriteDossierHTML(w io.Writer, d *DossierData) error {
 	p := dossierPage{DossierData: d, Note: d.GraphNote}
 	if d.GraphSVG != "" {
 		if svg, ok := inlineSVG(d.GraphSVG); ok {

@@ -26,7 +26,7 @@ func TestDossierRemotePlacement(t *testing.T) {
 		t.Fatalf("environment = %+v", d.Environment)
 	}
 	var page bytes.Buffer
-	if err := writeHTML(&page, d); err != nil {
+	if err := WriteDossierHTML(&page, d); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"e2b https://api.e2b.test domain e2b.test from base snapshot snap-7", "isb1"} {

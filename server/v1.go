@@ -22,6 +22,7 @@ var v1Routes = []v1Route{
 	{"GET", "/v1/sessions/{id}/graph", (*Server).v1Graph},
 	{"GET", "/v1/sessions/{id}/export", (*Server).v1Export},
 	{"GET", "/v1/sessions/{id}/events", (*Server).v1SessionEvents},
+	{"GET", "/v1/sessions/{id}/dossier", (*Server).v1Dossier},
 	{"POST", "/v1/sessions/{id}/fork", (*Server).v1Fork},
 	{"POST", "/v1/sessions:import", (*Server).v1Import},
 }

@@ -472,3 +472,22 @@ func TestV1EventsSlowSubscriber(t *testing.T) {
 		}
 	}
 }
+
+func TestV1Dossier(t *testing.T) {
+	st := openStore(t)
+	fx := seed(t, st)
+	_, ts := newTestServer(t, st, Options{})
+	base := ts.URL + "/v1/sessions/" + string(fx.root.ID()) + "/dossier"
+	var d export.DossierData
+	call(t, "GET", base, "").want(t, http.StatusOK, &d)
+	if d.Session.ID != fx.root.ID() || len(d.ToolCalls) != 1 || d.ToolCalls[0].Tool != "write_file" || len(d.Timeline) != fx.root.Len() {
+		t.Fatalf("dossier: session %s, %d tool calls, %d timeline entries", d.Session.ID, len(d.ToolCalls), len(d.Timeline))
+	}
+	res := call(t, "GET", base+"?format=html", "")
+	if res.status != http.StatusOK || !strings.HasPrefix(res.header.Get("Content-Type"), "text/html") ||
+		!strings.Contains(res.header.Get("Content-Disposition"), "attachment") || !strings.Contains(string(res.body), "write_file") {
+		t.Fatalf("dossier page: %d %q %q", res.status, res.header.Get("Content-Type"), res.header.Get("Content-Disposition"))
+	}
+	call(t, "GET", base+"?format=pdf", "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+	call(t, "GET", ts.URL+"/v1/sessions/"+string(session.NewID())+"/dossier", "").wantV1Error(t, http.StatusNotFound, CodeNotFound)
+}

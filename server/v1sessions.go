@@ -264,3 +264,39 @@ func v1PathID(w http.ResponseWriter, r *http.Request) (session.ID, bool) {
 	}
 	return id, true
 }
+
+// v1Dossier answers GET /v1/sessions/{id}/dossier?format=json|html: the
+// session's evidence dossier (export.BuildDossier) as JSON, or as the
+// self-contained HTML page, a download.
+func (s *Server) v1Dossier(w http.ResponseWriter, r *http.Request) {
+	id, ok := v1PathID(w, r)
+	if !ok {
+		return
+	}
+	format := r.URL.Query().Get("format")
+	if format != "" && format != "json" && format != "html" {
+		v1Errorf(w, r, http.StatusBadRequest, "Unknown dossier format %q (want json or html).", format)
+		return
+	}
+	d, err := export.BuildDossier(r.Context(), s.st, id)
+	if err != nil {
+		v1Fail(w, r, err)
+		return
+	}
+	if format != "html" {
+		writeJSON(w, http.StatusOK, d)
+		return
+	}
+	var page bytes.Buffer
+	if err := export.WriteDossierHTML(&page, d); err != nil {
+		v1Fail(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	// A download, not a page of this origin: its inline script is not
+	// this server's to run (and its CSP would refuse it).
+	h.Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", string(id)+".dossier.html"))
+	h.Set("Cache-Control", "no-store")
+	_, _ = w.Write(page.Bytes())
+}
