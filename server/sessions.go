@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -78,23 +79,31 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ses, err := s.st.Load(r.Context(), id)
+	v, err := s.loadView(r.Context(), id)
 	if err != nil {
 		fail(w, r, err)
 		return
 	}
-	info, err := s.st.Info(r.Context(), id)
+	writeJSON(w, http.StatusOK, v)
+}
+
+// loadView reads what GET /api/sessions/{id} and GET /v1/sessions/{id}
+// answer.
+func (s *Server) loadView(ctx context.Context, id session.ID) (sessionView, error) {
+	ses, err := s.st.Load(ctx, id)
 	if err != nil {
-		fail(w, r, err)
-		return
+		return sessionView{}, err
+	}
+	info, err := s.st.Info(ctx, id)
+	if err != nil {
+		return sessionView{}, err
 	}
 	// The session may have grown between the two reads: report the
 	// metadata of the chain that was loaded.
 	info.Len, info.Head = ses.Len(), ses.Head()
-	children, err := s.st.Children(r.Context(), id)
+	children, err := s.st.Children(ctx, id)
 	if err != nil {
-		fail(w, r, err)
-		return
+		return sessionView{}, err
 	}
 	v := sessionView{Info: info, Usage: ses.Usage(), Children: children}
 	if v.Children == nil {
@@ -103,7 +112,7 @@ func (s *Server) handleSession(w http.ResponseWriter, r *http.Request) {
 	if p := ses.Placement(); !p.IsZero() {
 		v.Placement = &p
 	}
-	writeJSON(w, http.StatusOK, v)
+	return v, nil
 }
 
 // chunkPage is the body of GET /api/sessions/{id}/chunks.

@@ -52,33 +52,7 @@ func (s *Server) handleTail(w http.ResponseWriter, r *http.Request) {
 	if t.event("ready", "", map[string]any{"id": id, "len": info.Len}) != nil || t.catchUp(ctx, info.Len) != nil {
 		return
 	}
-	hb := time.NewTicker(s.heartbeat)
-	defer hb.Stop()
-	stop := stopping(ctx)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-stop:
-			_ = t.event("end", "", map[string]string{"reason": "the server is shutting down"})
-			return
-		case <-hb.C:
-			if t.write(": heartbeat\n\n") != nil {
-				return
-			}
-		case ev, ok := <-events:
-			if !ok {
-				_ = t.event("end", "", map[string]string{"reason": "the store stopped delivering commits"})
-				return
-			}
-			if err := t.handle(ctx, ev); err != nil {
-				if ctx.Err() == nil {
-					_ = t.event("error", "", apiError{Error: sentence(err.Error())})
-				}
-				return
-			}
-		}
-	}
+	t.follow(ctx, events, s.heartbeat, ": heartbeat\n\n", func(err error) any { return apiError{Error: sentence(err.Error())} })
 }
 
 // tailStream is one client's event stream.
@@ -98,6 +72,40 @@ type v1Chunk struct {
 	Index int           `json:"index"`
 	Kind  session.Kind  `json:"kind"`
 	Chunk session.Chunk `json:"chunk"`
+}
+
+// follow sends each chunk of t's session committed from now on, and the
+// comment every heartbeat, until the client goes, the store stops
+// delivering commits or the server shuts down (an "end" event for the last
+// two); a store failure is an "error" event whose data errBody makes.
+func (t *tailStream) follow(ctx context.Context, events <-chan store.Event, heartbeat time.Duration, comment string, errBody func(error) any) {
+	hb := time.NewTicker(heartbeat)
+	defer hb.Stop()
+	stop := stopping(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-stop:
+			_ = t.event("end", "", map[string]string{"reason": "the server is shutting down"})
+			return
+		case <-hb.C:
+			if t.write(comment) != nil {
+				return
+			}
+		case ev, ok := <-events:
+			if !ok {
+				_ = t.event("end", "", map[string]string{"reason": "the store stopped delivering commits"})
+				return
+			}
+			if err := t.handle(ctx, ev); err != nil {
+				if ctx.Err() == nil {
+					_ = t.event("error", "", errBody(err))
+				}
+				return
+			}
+		}
+	}
 }
 
 // handle reacts to one commit event.

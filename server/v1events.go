@@ -3,7 +3,6 @@ package server
 import (
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/openrath/rath/store"
 )
@@ -63,33 +62,9 @@ func (s *Server) v1SessionEvents(w http.ResponseWriter, r *http.Request) {
 	if t.event("live", "", map[string]int{"len": info.Len}) != nil {
 		return
 	}
-	hb := time.NewTicker(s.heartbeat)
-	defer hb.Stop()
-	stop := stopping(ctx)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-stop:
-			_ = t.event("end", "", map[string]string{"reason": "the server is shutting down"})
-			return
-		case <-hb.C:
-			if t.write(": keep-alive\n\n") != nil {
-				return
-			}
-		case ev, ok := <-events:
-			if !ok {
-				_ = t.event("end", "", map[string]string{"reason": "the store stopped delivering commits"})
-				return
-			}
-			if err := t.handle(ctx, ev); err != nil {
-				if ctx.Err() == nil {
-					_ = t.event("error", "", v1Error{Error: v1ErrorBody{Code: CodeUnavailable, Message: sentence(err.Error()), RequestID: requestID(r)}})
-				}
-				return
-			}
-		}
-	}
+	t.follow(ctx, events, s.heartbeat, ": keep-alive\n\n", func(err error) any {
+		return v1Error{Error: v1ErrorBody{Code: CodeUnavailable, Message: sentence(err.Error()), RequestID: requestID(r)}}
+	})
 }
 
 // finished reports whether a session of this status takes no more commits.

@@ -37,32 +37,12 @@ func (s *Server) v1Session(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ses, err := s.st.Load(r.Context(), id)
+	v, err := s.loadView(r.Context(), id)
 	if err != nil {
 		v1Fail(w, r, err)
 		return
 	}
-	info, err := s.st.Info(r.Context(), id)
-	if err != nil {
-		v1Fail(w, r, err)
-		return
-	}
-	// The session may have grown between the two reads: report the chain
-	// that was loaded.
-	info.Len, info.Head = ses.Len(), ses.Head()
-	children, err := s.st.Children(r.Context(), id)
-	if err != nil {
-		v1Fail(w, r, err)
-		return
-	}
-	v := v1SessionView{Info: info, Usage: ses.Usage(), Children: children}
-	if v.Children == nil {
-		v.Children = []session.ID{}
-	}
-	if p := ses.Placement(); !p.IsZero() {
-		v.Placement = &p
-	}
-	writeJSON(w, http.StatusOK, v)
+	writeJSON(w, http.StatusOK, v1SessionView{Info: v.Info, Usage: v.Usage, Placement: v.Placement, Children: v.Children})
 }
 
 // v1ChunkPage is the body of GET /v1/sessions/{id}/chunks.
