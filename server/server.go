@@ -69,6 +69,7 @@ type Server struct {
 	// maxSubscribers.
 	subscribers    atomic.Int64
 	maxSubscribers int64
+	metrics        *metrics
 	h              http.Handler
 }
 
@@ -100,6 +101,7 @@ func New(st store.Store, o Options) (*Server, error) {
 	if s.maxSubscribers <= 0 {
 		s.maxSubscribers = DefaultMaxSubscribers
 	}
+	s.metrics = newMetrics(s)
 	s.h = s.routes()
 	return s, nil
 }
@@ -131,6 +133,7 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", s.v1())
 	mux.Handle("GET /openapi.json", s.guardHost(http.HandlerFunc(s.handleOpenAPI)))
+	mux.Handle("GET /metrics", s.guardMetrics(s.metrics.handler()))
 	mux.Handle("/api/", s.guardAPI(api))
 	mux.Handle("/health/", s.guardHost(s.health())) // no token: see health
 	mux.Handle("/river/", s.guardHost(s.river()))

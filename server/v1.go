@@ -3,6 +3,7 @@ package server
 import (
 	"mime"
 	"net/http"
+	"strings"
 
 	"github.com/openrath/rath/api"
 )
@@ -33,7 +34,8 @@ func (s *Server) v1() http.Handler {
 	mux := http.NewServeMux()
 	allowed := map[string][]string{}
 	for _, rt := range v1Routes {
-		mux.HandleFunc(rt.method+" "+rt.path, func(w http.ResponseWriter, r *http.Request) { rt.handle(s, w, r) })
+		op := rt.method + " " + rt.path
+		mux.HandleFunc(op, s.metrics.observe(op, strings.HasSuffix(rt.path, "/events"), func(w http.ResponseWriter, r *http.Request) { rt.handle(s, w, r) }))
 		allowed[rt.path] = append(allowed[rt.path], rt.method)
 	}
 	for path, methods := range allowed {

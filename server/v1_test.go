@@ -52,7 +52,7 @@ func TestV1RoutesMatchOpenAPI(t *testing.T) {
 			documented = append(documented, strings.ToUpper(method)+" "+path)
 		}
 	}
-	served := []string{"GET /health/live", "GET /health/ready", "GET /openapi.json"}
+	served := []string{"GET /health/live", "GET /health/ready", "GET /openapi.json", "GET /metrics"}
 	for _, rt := range v1Routes {
 		served = append(served, rt.method+" "+rt.path)
 	}
