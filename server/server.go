@@ -70,7 +70,9 @@ type Server struct {
 	subscribers    atomic.Int64
 	maxSubscribers int64
 	metrics        *metrics
-	h              http.Handler
+	// chunks is what event streams read chunks through.
+	chunks *chunkCache
+	h      http.Handler
 }
 
 // New returns a server for st. It refuses a non-loopback Addr without a
@@ -102,6 +104,7 @@ func New(st store.Store, o Options) (*Server, error) {
 		s.maxSubscribers = DefaultMaxSubscribers
 	}
 	s.metrics = newMetrics(s)
+	s.chunks = newChunkCache(st)
 	s.h = s.routes()
 	return s, nil
 }

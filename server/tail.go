@@ -44,7 +44,7 @@ func (s *Server) handleTail(w http.ResponseWriter, r *http.Request) {
 		fail(w, r, err)
 		return
 	}
-	t := &tailStream{st: s.st, id: id, w: w, rc: http.NewResponseController(w), sent: info.Len}
+	t := &tailStream{st: s.st, chunks: s.chunks, id: id, w: w, rc: http.NewResponseController(w), sent: info.Len}
 	if n, err := strconv.Atoi(r.Header.Get("Last-Event-ID")); err == nil && n >= 0 && n < info.Len {
 		t.sent = n + 1
 	}
@@ -57,7 +57,10 @@ func (s *Server) handleTail(w http.ResponseWriter, r *http.Request) {
 
 // tailStream is one client's event stream.
 type tailStream struct {
-	st   store.Store
+	st store.Store
+	// chunks reads and encodes the chunks to send (the server's
+	// chunkCache, shared by every stream).
+	chunks *chunkCache
 	id   session.ID
 	w    http.ResponseWriter
 	rc   *http.ResponseController
@@ -67,7 +70,8 @@ type tailStream struct {
 	v1 bool
 }
 
-// v1Chunk is the payload of a /v1 chunk event.
+// v1Chunk is the payload of a /v1 chunk event (catchUp writes it around
+// the chunk's JSON the cache holds, rather than encoding this).
 type v1Chunk struct {
 	Index int           `json:"index"`
 	Kind  session.Kind  `json:"kind"`
@@ -128,16 +132,17 @@ func (t *tailStream) handle(ctx context.Context, ev store.Event) error {
 func (t *tailStream) catchUp(ctx context.Context, upto int) error {
 	for t.sent < upto {
 		to := min(t.sent+tailPage, upto)
-		cs, err := t.st.Range(ctx, t.id, t.sent, to)
+		cs, err := t.chunks.Encoded(ctx, t.id, t.sent, to)
 		if err != nil {
 			return fmt.Errorf("read chunks [%d,%d) of %s: %w", t.sent, to, t.id, err)
 		}
 		for i, c := range cs {
-			var v any = c
-			if t.v1 {
-				v = v1Chunk{Index: t.sent + i, Kind: c.Kind, Chunk: c}
+			n := strconv.Itoa(t.sent + i)
+			data := c.json
+			if t.v1 { // {"index", "kind", "chunk"}: v1Chunk, written around the chunk's JSON
+				data = fmt.Appendf(nil, `{"index":%s,"kind":%q,"chunk":%s}`, n, c.kind.String(), c.json)
 			}
-			if err := t.event("chunk", strconv.Itoa(t.sent+i), v); err != nil {
+			if err := t.write("event: chunk\nid: " + n + "\ndata: " + string(data) + "\n\n"); err != nil {
 				return err
 			}
 		}
