@@ -101,3 +101,33 @@ func TestChunkCache(t *testing.T) {
 		t.Fatalf("%d windows kept", len(c.sessions))
 	}
 }
+
+// latest folds waiting events into the one in hand: the longest of the
+// stream's session, or a Missed mark.
+func TestLatestFoldsWaitingEvents(t *testing.T) {
+	me, other := session.NewID(), session.NewID()
+	for _, tc := range []struct {
+		name    string
+		first   store.Event
+		waiting []store.Event
+		want    store.Event
+	}{
+		{"none waiting", store.Event{ID: me, Len: 3}, nil, store.Event{ID: me, Len: 3}},
+		{"a longer one of mine", store.Event{ID: me, Len: 3}, []store.Event{{ID: other, Len: 9}, {ID: me, Len: 5}, {ID: me, Len: 4}}, store.Event{ID: me, Len: 5}},
+		{"mine after another's", store.Event{ID: other, Len: 9}, []store.Event{{ID: me, Len: 2}}, store.Event{ID: me, Len: 2}},
+		{"only others", store.Event{ID: other, Len: 1}, []store.Event{{ID: other, Len: 2}}, store.Event{ID: other, Len: 1}},
+		{"a missed mark", store.Event{ID: other, Len: 1}, []store.Event{{ID: other, Len: 2, Missed: true}}, store.Event{ID: other, Len: 1, Missed: true}},
+		{"missed, then mine", store.Event{ID: other, Len: 1, Missed: true}, []store.Event{{ID: me, Len: 7}}, store.Event{ID: me, Len: 7, Missed: true}},
+	} {
+		ch := make(chan store.Event, len(tc.waiting))
+		for _, ev := range tc.waiting {
+			ch <- ev
+		}
+		if got := latest(ch, tc.first, me); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+		if len(ch) != 0 {
+			t.Errorf("%s: %d events left waiting", tc.name, len(ch))
+		}
+	}
+}

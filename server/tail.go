@@ -102,12 +102,38 @@ func (t *tailStream) follow(ctx context.Context, events <-chan store.Event, hear
 				_ = t.event("end", "", map[string]string{"reason": "the store stopped delivering commits"})
 				return
 			}
+			ev = latest(events, ev, t.id)
 			if err := t.handle(ctx, ev); err != nil {
 				if ctx.Err() == nil {
 					_ = t.event("error", "", errBody(err))
 				}
 				return
 			}
+		}
+	}
+}
+
+// latest folds the events already waiting in events into ev: the longest
+// of id's, or a Missed mark (which rereads the session). A stream that fell
+// behind then sends what it missed at once.
+func latest(events <-chan store.Event, ev store.Event, id session.ID) store.Event {
+	for {
+		select {
+		case next, ok := <-events:
+			if !ok {
+				return ev
+			}
+			switch {
+			case next.Missed || ev.Missed:
+				ev.Missed = true
+				if next.ID == id && next.Len > ev.Len {
+					ev.ID, ev.Len = id, next.Len
+				}
+			case next.ID == id && (ev.ID != id || next.Len > ev.Len):
+				ev = next
+			}
+		default:
+			return ev
 		}
 	}
 }
@@ -142,11 +168,16 @@ func (t *tailStream) catchUp(ctx context.Context, upto int) error {
 			if t.v1 { // {"index", "kind", "chunk"}: v1Chunk, written around the chunk's JSON
 				data = fmt.Appendf(nil, `{"index":%s,"kind":%q,"chunk":%s}`, n, c.kind.String(), c.json)
 			}
-			if err := t.write("event: chunk\nid: " + n + "\ndata: " + string(data) + "\n\n"); err != nil {
+			if _, err := t.w.Write([]byte("event: chunk\nid: " + n + "\ndata: " + string(data) + "\n\n")); err != nil {
 				return err
 			}
 		}
 		t.sent = to
+		// One flush for what was written: a stream that fell behind
+		// catches up in one write to its connection, not one per chunk.
+		if err := t.rc.Flush(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
