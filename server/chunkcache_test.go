@@ -58,7 +58,7 @@ func TestChunkCache(t *testing.T) {
 	if got := st.ranges.Load(); got != 1 {
 		t.Fatalf("%d store reads for one chunk asked 1,000 times", got)
 	}
-	check(n, n+1) // within the window: no read
+	check(n, n+1)   // within the window: no read
 	check(n-5, n+1) // before the window: read for this caller
 	if got := st.ranges.Load(); got != 2 {
 		t.Fatalf("%d store reads, want 2", got)

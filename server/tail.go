@@ -61,10 +61,10 @@ type tailStream struct {
 	// chunks reads and encodes the chunks to send (the server's
 	// chunkCache, shared by every stream).
 	chunks *chunkCache
-	id   session.ID
-	w    http.ResponseWriter
-	rc   *http.ResponseController
-	sent int // chunks [0, sent) are known to the client
+	id     session.ID
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	sent   int // chunks [0, sent) are known to the client
 	// v1 sends each chunk as {"index", "kind", "chunk"} (/v1's events)
 	// rather than the bare chunk (/api's tail).
 	v1 bool
