@@ -87,6 +87,16 @@ func TestSessionsRoundTrip(t *testing.T) {
 	if d, err := c.Dossier(ctx, s.ID()); err != nil || d.Session.ID != s.ID() || len(d.Timeline) != s.Len() {
 		t.Fatalf("Dossier: %v", err)
 	}
+	var listed []session.ID
+	for in, err := range c.Sessions(ctx, SessionFilter{Status: []store.Status{store.StatusOpen}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed = append(listed, in.ID)
+	}
+	if len(listed) != 1 || listed[0] != s.ID() {
+		t.Fatalf("Sessions: %v", listed)
+	}
 	g, err := c.Graph(ctx, s.ID(), "dot")
 	if err != nil || !bytes.Contains(g, []byte("digraph")) {
 		t.Fatalf("Graph: %.80s, %v", g, err)

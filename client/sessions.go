@@ -7,6 +7,7 @@ import (
 	"iter"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/openrath/rath/export"
 	"github.com/openrath/rath/session"
@@ -139,4 +140,58 @@ func (c *Client) Dossier(ctx context.Context, id session.ID) (*export.DossierDat
 		return nil, err
 	}
 	return &d, nil
+}
+
+// SessionFilter selects sessions for Sessions; zero fields select all.
+type SessionFilter struct {
+	Status       []store.Status
+	Op           string
+	Labels       map[string]string
+	Since, Until time.Time
+}
+
+// sessionPage is a page of GET /v1/sessions.
+type sessionPage struct {
+	Items      []store.Info `json:"items"`
+	NextCursor string       `json:"next_cursor"`
+}
+
+// Sessions yields the stored sessions that f selects, newest first,
+// fetching them a page of at most 200 at a time; an error ends the
+// sequence.
+func (c *Client) Sessions(ctx context.Context, f SessionFilter) iter.Seq2[store.Info, error] {
+	q := url.Values{"limit": {"200"}}
+	for _, st := range f.Status {
+		q.Add("status", string(st))
+	}
+	if f.Op != "" {
+		q.Set("op", f.Op)
+	}
+	for k, v := range f.Labels {
+		q.Add("label", k+"="+v)
+	}
+	if !f.Since.IsZero() {
+		q.Set("since", f.Since.Format(time.RFC3339Nano))
+	}
+	if !f.Until.IsZero() {
+		q.Set("until", f.Until.Format(time.RFC3339Nano))
+	}
+	return func(yield func(store.Info, error) bool) {
+		for {
+			var page sessionPage
+			if err := c.call(ctx, request{method: "GET", path: "/v1/sessions", query: q}, &page); err != nil {
+				yield(store.Info{}, err)
+				return
+			}
+			for _, in := range page.Items {
+				if !yield(in, nil) {
+					return
+				}
+			}
+			if page.NextCursor == "" {
+				return
+			}
+			q.Set("cursor", page.NextCursor)
+		}
+	}
 }

@@ -18,6 +18,7 @@ type v1Route struct {
 
 // v1Routes are the operations of /v1.
 var v1Routes = []v1Route{
+	{"GET", "/v1/sessions", (*Server).v1Sessions},
 	{"GET", "/v1/sessions/{id}", (*Server).v1Session},
 	{"GET", "/v1/sessions/{id}/chunks", (*Server).v1Chunks},
 	{"GET", "/v1/sessions/{id}/graph", (*Server).v1Graph},

@@ -1,0 +1,172 @@
+package server
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/openrath/rath/store"
+)
+
+// v1SessionPage is the body of GET /v1/sessions.
+type v1SessionPage struct {
+	Items      []store.Info `json:"items"`
+	NextCursor string       `json:"next_cursor,omitempty"`
+}
+
+// v1Sessions answers GET /v1/sessions?status=&op=&label=k=v&since=&until=
+// &cursor=&limit=: the stored sessions, newest first, a page at a time.
+// The cursor holds where the last page ended — its last session's creation
+// time and how many of that same time it held — and the filters it was
+// made under, so that sessions made while a client pages do not shift its
+// pages, and a cursor is not used with other filters.
+func (s *Server) v1Sessions(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f, err := listFilter(q)
+	if err != nil {
+		v1Errorf(w, r, http.StatusBadRequest, "%s", sentence(err.Error()))
+		return
+	}
+	limit, err := intParam(q.Get("limit"), "limit", defaultPage, 1, maxPage)
+	if err != nil {
+		v1Errorf(w, r, http.StatusBadRequest, "%s", sentence(err.Error()))
+		return
+	}
+	key := filterKey(q)
+	skip := 0
+	if raw := q.Get("cursor"); raw != "" {
+		at, n, err := decodeListCursor(raw, key)
+		if err != nil {
+			v1Errorf(w, r, http.StatusBadRequest, "%s", sentence(err.Error()))
+			return
+		}
+		if f.Until.IsZero() || at.Add(time.Microsecond).Before(f.Until) {
+			f.Until = at.Add(time.Microsecond) // this time and older
+		}
+		skip = n
+	}
+	f.Limit = skip + limit + 1
+	infos, err := s.st.List(r.Context(), f)
+	if err != nil {
+		v1Fail(w, r, err)
+		return
+	}
+	// Drop the sessions of the cursor's time the last page held.
+	if skip > 0 {
+		at := f.Until.Add(-time.Microsecond)
+		n := 0
+		for n < len(infos) && n < skip && infos[n].Created.Equal(at) {
+			n++
+		}
+		infos = infos[n:]
+	}
+	page := v1SessionPage{Items: infos[:min(limit, len(infos))]}
+	if len(infos) > limit {
+		last := page.Items[len(page.Items)-1].Created
+		same := 0 // how many of the page share the last one's time
+		for _, in := range slices.Backward(page.Items) {
+			if !in.Created.Equal(last) {
+				break
+			}
+			same++
+		}
+		if skip > 0 && last.Equal(f.Until.Add(-time.Microsecond)) {
+			same += skip // the cursor's time goes on: count the earlier pages too
+		}
+		page.NextCursor = encodeListCursor(last, same, key)
+	}
+	if page.Items == nil {
+		page.Items = []store.Info{}
+	}
+	writeJSON(w, http.StatusOK, page)
+}
+
+// listFilter reads the list's filters: status (repeated or comma
+// separated), op, label=key=value (repeated), since and until (RFC 3339).
+func listFilter(q url.Values) (store.Filter, error) {
+	var f store.Filter
+	for _, v := range q["status"] {
+		for st := range strings.SplitSeq(v, ",") {
+			if st = strings.TrimSpace(st); st == "" {
+				continue
+			}
+			if !store.Status(st).Valid() {
+				return f, fmt.Errorf("unknown status %q (want open, active, paused, closed, archived or failed)", st)
+			}
+			f.Status = append(f.Status, store.Status(st))
+		}
+	}
+	f.Op = q.Get("op")
+	for _, kv := range q["label"] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return f, fmt.Errorf("the label filter %q is not key=value", kv)
+		}
+		if f.Labels == nil {
+			f.Labels = map[string]string{}
+		}
+		f.Labels[k] = v
+	}
+	for _, p := range []struct {
+		name string
+		dst  *time.Time
+	}{{"since", &f.Since}, {"until", &f.Until}} {
+		if raw := q.Get(p.name); raw != "" {
+			t, err := time.Parse(time.RFC3339Nano, raw)
+			if err != nil {
+				return f, fmt.Errorf("the parameter %s=%q is not an RFC 3339 time", p.name, raw)
+			}
+			*p.dst = t
+		}
+	}
+	return f, nil
+}
+
+// filterKey is a short hash of the list's filters (every parameter but the
+// cursor and the limit), which a cursor carries.
+func filterKey(q url.Values) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range q {
+			if k != "cursor" && k != "limit" && !yield(k) {
+				return
+			}
+		}
+	}) {
+		vs := slices.Clone(q[k])
+		slices.Sort(vs)
+		fmt.Fprintf(&b, "%s=%q;", k, vs)
+	}
+	sum := sha256.Sum256([]byte(b.String()))
+	return hex.EncodeToString(sum[:6])
+}
+
+func encodeListCursor(at time.Time, n int, key string) string {
+	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "sessions:%d:%d:%s", at.UnixMicro(), n, key))
+}
+
+// decodeListCursor returns the time and count a cursor of this list, made
+// under the filters key names, holds.
+func decodeListCursor(raw, key string) (time.Time, int, error) {
+	b, err := base64.RawURLEncoding.DecodeString(raw)
+	parts := strings.Split(string(b), ":")
+	if err != nil || len(parts) != 4 || parts[0] != "sessions" {
+		return time.Time{}, 0, fmt.Errorf("the cursor %.40q is not one of this list", raw)
+	}
+	us, err1 := strconv.ParseInt(parts[1], 10, 64)
+	n, err2 := strconv.Atoi(parts[2])
+	if err1 != nil || err2 != nil || n < 1 || us < 0 {
+		return time.Time{}, 0, fmt.Errorf("the cursor %.40q is not one of this list", raw)
+	}
+	if parts[3] != key {
+		return time.Time{}, 0, fmt.Errorf("the cursor was made with other filters; keep the filters while paging")
+	}
+	return time.UnixMicro(us).UTC(), n, nil
+}
