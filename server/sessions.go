@@ -29,19 +29,12 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "%s", sentence(err.Error()))
 		return
 	}
-	f := store.Filter{Op: q.Get("op"), Limit: limit}
-	for _, v := range q["status"] {
-		for st := range strings.SplitSeq(v, ",") {
-			if st = strings.TrimSpace(st); st == "" {
-				continue
-			}
-			if !store.Status(st).Valid() {
-				writeError(w, http.StatusBadRequest, "Unknown status %q (want open, active, paused, closed, archived or failed).", st)
-				return
-			}
-			f.Status = append(f.Status, store.Status(st))
-		}
+	statuses, err := statusParam(q["status"])
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "%s", sentence(err.Error()))
+		return
 	}
+	f := store.Filter{Op: q.Get("op"), Status: statuses, Limit: limit}
 	needle := strings.ToUpper(strings.TrimSpace(q.Get("q")))
 	if needle != "" {
 		f.Limit = 0 // filter first, then cap

@@ -92,16 +92,9 @@ func (s *Server) v1Sessions(w http.ResponseWriter, r *http.Request) {
 // separated), op, label=key=value (repeated), since and until (RFC 3339).
 func listFilter(q url.Values) (store.Filter, error) {
 	var f store.Filter
-	for _, v := range q["status"] {
-		for st := range strings.SplitSeq(v, ",") {
-			if st = strings.TrimSpace(st); st == "" {
-				continue
-			}
-			if !store.Status(st).Valid() {
-				return f, fmt.Errorf("unknown status %q (want open, active, paused, closed, archived or failed)", st)
-			}
-			f.Status = append(f.Status, store.Status(st))
-		}
+	var err error
+	if f.Status, err = statusParam(q["status"]); err != nil {
+		return f, err
 	}
 	f.Op = q.Get("op")
 	for _, kv := range q["label"] {
@@ -127,6 +120,24 @@ func listFilter(q url.Values) (store.Filter, error) {
 		}
 	}
 	return f, nil
+}
+
+// statusParam reads the status parameter of a list, repeated or comma
+// separated, as /api/sessions and /v1/sessions both take it.
+func statusParam(vals []string) ([]store.Status, error) {
+	var out []store.Status
+	for _, v := range vals {
+		for st := range strings.SplitSeq(v, ",") {
+			if st = strings.TrimSpace(st); st == "" {
+				continue
+			}
+			if !store.Status(st).Valid() {
+				return nil, fmt.Errorf("unknown status %q (want open, active, paused, closed, archived or failed)", st)
+			}
+			out = append(out, store.Status(st))
+		}
+	}
+	return out, nil
 }
 
 // filterKey is a short hash of the list's filters (every parameter but the
