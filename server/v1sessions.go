@@ -199,7 +199,7 @@ func decodeForkRequest(body io.Reader) (forkRequest, error) {
 		return forkRequest{}, nil
 	case err != nil:
 		return forkRequest{}, err
-	case dec.More():
+	case len(bytes.TrimSpace(raw[dec.InputOffset():])) > 0:
 		return forkRequest{}, errors.New("more than one JSON value")
 	}
 	return req, nil
