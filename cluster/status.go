@@ -51,16 +51,7 @@ func (c *Cluster) Status(ctx context.Context, o StatusOptions) (*Report, error) 
 		return nil, err
 	}
 	rep := &Report{Workers: append(ws, ended...)}
-	var live []WorkerInfo
-	for _, w := range ws {
-		if w.Alive && w.State != workerStopped {
-			live = append(live, w)
-		}
-	}
-	pools := map[string]*PoolStatus{}
-	for _, p := range poolsOf(live) {
-		pools[p.Queue] = &PoolStatus{Queue: p.Queue, Offers: p.Offers, Serves: p.Serves, Workers: p.Workers}
-	}
+	pools := livePools(ws)
 	f := store.Filter{Labels: map[string]string{LabelKind: "run"}, Limit: o.Limit}
 	if len(o.States) == 1 {
 		f.Labels[LabelState] = string(o.States[0])
@@ -77,9 +68,7 @@ func (c *Cluster) Status(ctx context.Context, o StatusOptions) (*Report, error) 
 		if len(o.States) > 0 && !slices.Contains(o.States, r.State) {
 			continue
 		}
-		if info.Labels[LabelCancel] == "requested" && !r.State.Final() {
-			r.State, r.Cancel = StateCancelling, info.Labels[LabelCancelBy]
-		}
+		r = overlayCancel(info, r)
 		if r.State == StateQueued {
 			if p := pools[r.Pool]; p == nil || len(p.Workers) == 0 {
 				what := "workflow " + r.Workflow
@@ -94,13 +83,9 @@ func (c *Cluster) Status(ctx context.Context, o StatusOptions) (*Report, error) 
 			pools[r.Pool] = &PoolStatus{Queue: r.Pool}
 		}
 	}
-	if err := c.depths(ctx, pools); err != nil {
+	if rep.Pools, err = sortedPools(ctx, c, pools); err != nil {
 		return nil, err
 	}
-	for _, p := range pools {
-		rep.Pools = append(rep.Pools, *p)
-	}
-	slices.SortFunc(rep.Pools, func(a, b PoolStatus) int { return strings.Compare(a.Queue, b.Queue) })
 	return rep, nil
 }
 
@@ -115,9 +100,7 @@ func (c *Cluster) RunStatus(ctx context.Context, id session.ID) (*Run, []session
 	if err != nil {
 		return nil, nil, err
 	}
-	if info.Labels[LabelCancel] == "requested" && !r.State.Final() {
-		r.State, r.Cancel = StateCancelling, info.Labels[LabelCancelBy]
-	}
+	r = overlayCancel(info, r)
 	var history []session.Chunk
 	in, err := c.rt.Store.Load(ctx, id)
 	if err != nil {

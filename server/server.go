@@ -34,6 +34,13 @@ type Options struct {
 	// without this server's bearer token, so a server that needs one
 	// answers /river/ with 404 and says why.
 	RiverUI http.Handler
+	// Runs, if set, gives /v1 its runs, approvals, workers and queues;
+	// without it they answer 503 (reason no_cluster).
+	Runs Runs
+	// MaxQueuedRuns bounds a tenant's runs waiting to be worked: a
+	// submission past it is refused with 429 (DefaultMaxQueuedRuns if
+	// zero).
+	MaxQueuedRuns int
 	// MaxBody bounds a /v1 request body (DefaultMaxBody if zero).
 	MaxBody int64
 	// MaxSubscribers bounds the /v1 event streams open at once
@@ -45,6 +52,10 @@ type Options struct {
 // Options.MaxBody says otherwise: 1 MiB.
 const DefaultMaxBody = 1 << 20
 
+// DefaultMaxQueuedRuns is how many runs of one tenant may wait to be
+// worked unless Options.MaxQueuedRuns says otherwise.
+const DefaultMaxQueuedRuns = 1000
+
 // Server serves the API and the viewer for one store.
 type Server struct {
 	st    store.Store
@@ -55,6 +66,10 @@ type Server struct {
 	heartbeat time.Duration
 	// cluster is the Agent Cluster the cluster page shows, or nil.
 	cluster Cluster
+	// runs is the cluster /v1 acts on, or nil; maxQueued bounds a
+	// tenant's waiting runs.
+	runs      Runs
+	maxQueued int
 	// riverUI is River's own UI, or nil.
 	riverUI http.Handler
 	// clusterCoalesce and clusterPoll pace the cluster's event stream:
@@ -95,7 +110,10 @@ func New(st store.Store, o Options) (*Server, error) {
 	s := &Server{
 		st: st, addr: addr, token: o.Token, heartbeat: 15 * time.Second, grace: 10 * time.Second,
 		cluster: o.Cluster, riverUI: o.RiverUI, clusterCoalesce: clusterCoalesce, clusterPoll: clusterPoll,
-		maxBody: o.MaxBody, maxSubscribers: o.MaxSubscribers,
+		maxBody: o.MaxBody, maxSubscribers: o.MaxSubscribers, runs: o.Runs, maxQueued: o.MaxQueuedRuns,
+	}
+	if s.maxQueued <= 0 {
+		s.maxQueued = DefaultMaxQueuedRuns
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBody

@@ -27,6 +27,16 @@ var v1Routes = []v1Route{
 	{"GET", "/v1/sessions/{id}/dossier", (*Server).v1Dossier},
 	{"POST", "/v1/sessions/{id}/fork", (*Server).v1Fork},
 	{"POST", "/v1/sessions:import", (*Server).v1Import},
+	{"POST", "/v1/runs", (*Server).v1CreateRun},
+	{"GET", "/v1/runs", (*Server).v1Runs},
+	{"GET", "/v1/runs/{id}", (*Server).v1Run},
+	{"POST", "/v1/runs/{id}/cancel", (*Server).v1Cancel},
+	{"POST", "/v1/runs/{id}/resume", (*Server).v1Resume},
+	{"POST", "/v1/runs/{id}/review", (*Server).v1Review},
+	{"GET", "/v1/approvals", (*Server).v1Approvals},
+	{"POST", "/v1/approvals/{id}", (*Server).v1Decide},
+	{"GET", "/v1/workers", (*Server).v1Workers},
+	{"GET", "/v1/queues", (*Server).v1Queues},
 }
 
 // v1 is the handler of /v1: the routes, a JSON 405 for a route's other

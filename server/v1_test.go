@@ -554,17 +554,20 @@ func TestV1SessionList(t *testing.T) {
 func FuzzDecodeListCursor(f *testing.F) {
 	f.Add("", int64(1700000000000000), 3, "abc")
 	f.Fuzz(func(t *testing.T, raw string, us int64, n int, key string) {
-		_, _, _ = decodeListCursor(raw, key)
+		_, _, _ = decodeListCursor(raw, "sessions", key)
 		if us < 0 || n < 1 || strings.Contains(key, ":") {
 			return
 		}
 		at := time.UnixMicro(us).UTC()
-		got, m, err := decodeListCursor(encodeListCursor(at, n, key), key)
+		got, m, err := decodeListCursor(encodeListCursor("sessions", at, n, key), "sessions", key)
 		if err != nil || !got.Equal(at) || m != n {
 			t.Fatalf("round trip of %v,%d: %v,%d,%v", at, n, got, m, err)
 		}
-		if _, _, err := decodeListCursor(encodeListCursor(at, n, key), key+"x"); err == nil {
+		if _, _, err := decodeListCursor(encodeListCursor("sessions", at, n, key), "sessions", key+"x"); err == nil {
 			t.Fatal("a cursor of other filters was taken")
+		}
+		if _, _, err := decodeListCursor(encodeListCursor("runs", at, n, key), "sessions", key); err == nil {
+			t.Fatal("a cursor of another list was taken")
 		}
 	})
 }

@@ -79,8 +79,11 @@ func v1Fail(w http.ResponseWriter, r *http.Request, err error) {
 		log.Printf("server: %s %s (request %s): %v", r.Method, r.URL.Path, requestID(r), err)
 	}
 	reason := ""
-	if errors.Is(err, export.ErrNoGraphviz) {
+	switch {
+	case errors.Is(err, export.ErrNoGraphviz):
 		reason = "no_graphviz"
+	case errors.Is(err, ErrKeyReused):
+		reason = "idempotency_key_reused"
 	}
 	writeV1Error(w, r, status, reason, sentence(err.Error()))
 }
@@ -88,10 +91,13 @@ func v1Fail(w http.ResponseWriter, r *http.Request, err error) {
 // v1StatusOf is statusOf, and what /v1 adds: an import that does not
 // decode or verify is the request's fault.
 func v1StatusOf(err error) int {
-	if errors.Is(err, store.ErrConflict) || errors.Is(err, session.ErrIncompatible) {
+	if errors.Is(err, ErrUnsupported) {
+		return http.StatusNotImplemented
+	}
+	if errors.Is(err, store.ErrConflict) || errors.Is(err, session.ErrIncompatible) || errors.Is(err, ErrKeyReused) {
 		return http.StatusConflict
 	}
-	if errors.Is(err, export.ErrImport) || errors.Is(err, session.ErrTampered) {
+	if errors.Is(err, export.ErrImport) || errors.Is(err, session.ErrTampered) || errors.Is(err, errBadPage) || errors.Is(err, ErrInvalid) {
 		return http.StatusBadRequest
 	}
 	return statusOf(err)

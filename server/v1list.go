@@ -2,13 +2,11 @@ package server
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -34,57 +32,16 @@ func (s *Server) v1Sessions(w http.ResponseWriter, r *http.Request) {
 		v1Errorf(w, r, http.StatusBadRequest, "%s", sentence(err.Error()))
 		return
 	}
-	limit, err := intParam(q.Get("limit"), "limit", defaultPage, 1, maxPage)
-	if err != nil {
-		v1Errorf(w, r, http.StatusBadRequest, "%s", sentence(err.Error()))
-		return
+	fetch := func(until time.Time, limit int) ([]store.Info, error) {
+		f.Until, f.Limit = until, limit
+		return s.st.List(r.Context(), f)
 	}
-	key := filterKey(q)
-	skip := 0
-	if raw := q.Get("cursor"); raw != "" {
-		at, n, err := decodeListCursor(raw, key)
-		if err != nil {
-			v1Errorf(w, r, http.StatusBadRequest, "%s", sentence(err.Error()))
-			return
-		}
-		if f.Until.IsZero() || at.Add(time.Microsecond).Before(f.Until) {
-			f.Until = at.Add(time.Microsecond) // this time and older
-		}
-		skip = n
-	}
-	f.Limit = skip + limit + 1
-	infos, err := s.st.List(r.Context(), f)
+	items, next, err := keysetPage(q, "sessions", f.Until, fetch, func(in store.Info) time.Time { return in.Created })
 	if err != nil {
 		v1Fail(w, r, err)
 		return
 	}
-	// Drop the sessions of the cursor's time the last page held.
-	if skip > 0 {
-		at := f.Until.Add(-time.Microsecond)
-		n := 0
-		for n < len(infos) && n < skip && infos[n].Created.Equal(at) {
-			n++
-		}
-		infos = infos[n:]
-	}
-	page := v1SessionPage{Items: infos[:min(limit, len(infos))]}
-	if len(infos) > limit {
-		last := page.Items[len(page.Items)-1].Created
-		same := 0 // how many of the page share the last one's time
-		for _, in := range slices.Backward(page.Items) {
-			if !in.Created.Equal(last) {
-				break
-			}
-			same++
-		}
-		if skip > 0 && last.Equal(f.Until.Add(-time.Microsecond)) {
-			same += skip // the cursor's time goes on: count the earlier pages too
-		}
-		page.NextCursor = encodeListCursor(last, same, key)
-	}
-	if page.Items == nil {
-		page.Items = []store.Info{}
-	}
+	page := v1SessionPage{Items: items, NextCursor: next}
 	writeJSON(w, http.StatusOK, page)
 }
 
@@ -157,27 +114,4 @@ func filterKey(q url.Values) string {
 	}
 	sum := sha256.Sum256([]byte(b.String()))
 	return hex.EncodeToString(sum[:6])
-}
-
-func encodeListCursor(at time.Time, n int, key string) string {
-	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "sessions:%d:%d:%s", at.UnixMicro(), n, key))
-}
-
-// decodeListCursor returns the time and count a cursor of this list, made
-// under the filters key names, holds.
-func decodeListCursor(raw, key string) (time.Time, int, error) {
-	b, err := base64.RawURLEncoding.DecodeString(raw)
-	parts := strings.Split(string(b), ":")
-	if err != nil || len(parts) != 4 || parts[0] != "sessions" {
-		return time.Time{}, 0, fmt.Errorf("the cursor %.40q is not one of this list", raw)
-	}
-	us, err1 := strconv.ParseInt(parts[1], 10, 64)
-	n, err2 := strconv.Atoi(parts[2])
-	if err1 != nil || err2 != nil || n < 1 || us < 0 {
-		return time.Time{}, 0, fmt.Errorf("the cursor %.40q is not one of this list", raw)
-	}
-	if parts[3] != key {
-		return time.Time{}, 0, fmt.Errorf("the cursor was made with other filters; keep the filters while paging")
-	}
-	return time.UnixMicro(us).UTC(), n, nil
 }

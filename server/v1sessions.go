@@ -186,21 +186,27 @@ func (s *Server) v1Fork(w http.ResponseWriter, r *http.Request) {
 // decodeForkRequest reads a fork's body: one JSON object with no member but
 // "at", or nothing at all.
 func decodeForkRequest(body io.Reader) (forkRequest, error) {
-	var req forkRequest
+	return decodeBodyOf[forkRequest](body)
+}
+
+// decodeBodyOf reads a request body that is one JSON object with no member
+// T does not have, or nothing at all (T's zero value).
+func decodeBodyOf[T any](body io.Reader) (T, error) {
+	var req, zero T
 	raw, err := io.ReadAll(body) // all of it: a body past the limit is refused whole
 	if err != nil {
-		return forkRequest{}, err
+		return zero, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	err = dec.Decode(&req)
 	switch {
 	case errors.Is(err, io.EOF):
-		return forkRequest{}, nil
+		return zero, nil
 	case err != nil:
-		return forkRequest{}, err
+		return zero, err
 	case len(bytes.TrimSpace(raw[dec.InputOffset():])) > 0:
-		return forkRequest{}, errors.New("more than one JSON value")
+		return zero, errors.New("more than one JSON value")
 	}
 	return req, nil
 }

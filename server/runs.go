@@ -1,0 +1,122 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/openrath/rath/session"
+)
+
+// Runs is what /v1's runs, approvals, workers and queues need of the Agent
+// Cluster; package cli gives an adapter over cluster.Cluster (server cannot
+// import it). Errors wrap store.ErrNotFound (404), store.ErrConflict (409),
+// ErrInvalid (400), ErrKeyReused (409) or ErrUnsupported (501); any other
+// is the server's fault (500).
+type Runs interface {
+	// Submit starts a run, or — when req.Key names a run submitted with
+	// the same key and body — gives that run back (replayed).
+	Submit(ctx context.Context, req RunRequest) (v RunView, replayed bool, err error)
+	// ListRuns lists the runs q selects, newest first by creation time.
+	ListRuns(ctx context.Context, q RunQuery) ([]RunView, error)
+	// Run is one run.
+	Run(ctx context.Context, id session.ID) (RunView, error)
+	// Cancel asks for a run to stop.
+	Cancel(ctx context.Context, id session.ID, by, reason string) error
+	// Resume takes a failed or cancelled run back to work from its
+	// committed steps.
+	Resume(ctx context.Context, id session.ID, by, reason string) error
+	// Review settles the calls a run in needs_review waits on.
+	Review(ctx context.Context, id session.ID, req ReviewRequest) error
+	// Approvals lists the runs waiting for a verdict, as ListRuns does.
+	Approvals(ctx context.Context, q RunQuery) ([]RunView, error)
+	// Decide records a verdict on the approval a run waits for.
+	Decide(ctx context.Context, id session.ID, v Verdict) error
+	// Queued counts the runs of a tenant waiting to be worked (queued or
+	// unroutable).
+	Queued(ctx context.Context, tenant string) (int, error)
+	// Workers and Queues are the cluster's workers and pools, as JSON
+	// arrays.
+	Workers(ctx context.Context) (any, error)
+	Queues(ctx context.Context) (any, error)
+}
+
+var (
+	// ErrInvalid: the request is not one the cluster can act on (an
+	// unknown workflow, input to a workflow that takes none, an unknown
+	// state).
+	ErrInvalid = errors.New("invalid request")
+	// ErrKeyReused: an Idempotency-Key was used before with another body.
+	ErrKeyReused = errors.New("idempotency key reused with another request")
+	// ErrUnsupported: the cluster cannot do this yet.
+	ErrUnsupported = errors.New("not supported")
+)
+
+// RunRequest is the body of POST /v1/runs.
+type RunRequest struct {
+	// Workflow is the registered workflow to run.
+	Workflow string `json:"workflow"`
+	// Input is the run's input text; absent for the workflow's own.
+	Input *string `json:"input,omitempty"`
+	// Needs select the workers that may take it (gpu=1, region=eu).
+	Needs map[string]string `json:"needs,omitempty"`
+	// Session, if set, is a session the run continues.
+	Session session.ID `json:"session,omitempty"`
+	// Key is the request's Idempotency-Key header ("": none); Tenant is
+	// whose runs it is among.
+	Key    string `json:"-"`
+	Tenant string `json:"-"`
+}
+
+// RunQuery selects runs to list.
+type RunQuery struct {
+	// State is one run state (all if empty); Workflow one workflow.
+	State, Workflow string
+	// Since and Until bound the creation time: [Since, Until).
+	Since, Until time.Time
+	// Limit caps the runs.
+	Limit int
+}
+
+// RunView is one run (or pending approval) as the API shows it.
+type RunView struct {
+	ID session.ID
+	// Created orders lists (newest first).
+	Created time.Time
+	// Body is the view as the response carries it (a JSON object).
+	Body any
+}
+
+// MarshalJSON writes the view's body.
+func (v RunView) MarshalJSON() ([]byte, error) { return json.Marshal(v.Body) }
+
+// ReviewRequest is the body of POST /v1/runs/{id}/review: whether the
+// effect of the calls a run waits on happened.
+type ReviewRequest struct {
+	// Verdict is happened, not_happened or aborted.
+	Verdict string `json:"verdict"`
+	// Result is what a call that happened returned, if known.
+	Result string `json:"result,omitempty"`
+	// Call settles one call (all alike if empty).
+	Call   string `json:"call,omitempty"`
+	By     string `json:"by"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Verdict is the body of POST /v1/approvals/{id}.
+type Verdict struct {
+	// Verdict is approve or deny.
+	Verdict string `json:"verdict"`
+	By      string `json:"by"`
+	Reason  string `json:"reason,omitempty"`
+	// Head, if set, is the paused session's head the verdict is meant
+	// for: a run that has moved on since (to another approval) refuses it.
+	Head session.ChunkID `json:"head,omitempty"`
+}
+
+// control is the body of POST /v1/runs/{id}/cancel and /resume.
+type control struct {
+	By     string `json:"by,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}

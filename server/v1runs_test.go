@@ -1,0 +1,348 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+)
+
+// v1FakeRun is a run of v1FakeRuns.
+type v1FakeRun struct {
+	ID       session.ID `json:"id"`
+	Workflow string     `json:"workflow"`
+	State    string     `json:"state"`
+	Created  time.Time  `json:"created"`
+	By       string     `json:"by,omitempty"`
+	key      string
+	body     string
+}
+
+// v1FakeRuns keeps runs in memory, newest first, and records what it was
+// asked; it knows one workflow, "echo".
+type v1FakeRuns struct {
+	mu     sync.Mutex
+	runs   []*v1FakeRun
+	asked  []string
+	queued int
+}
+
+func (f *v1FakeRuns) view(r *v1FakeRun) RunView {
+	c := *r
+	return RunView{ID: r.ID, Created: r.Created, Body: &c}
+}
+
+func (f *v1FakeRuns) find(id session.ID) (*v1FakeRun, error) {
+	for _, r := range f.runs {
+		if r.ID == id {
+			return r, nil
+		}
+	}
+	return nil, fmt.Errorf("run %s: %w", id, store.ErrNotFound)
+}
+
+func (f *v1FakeRuns) Submit(_ context.Context, req RunRequest) (RunView, bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if req.Workflow != "echo" {
+		return RunView{}, false, fmt.Errorf("%w: unknown workflow %q", ErrInvalid, req.Workflow)
+	}
+	if req.Session != "" {
+		return RunView{}, false, fmt.Errorf("continuing a session: %w", ErrUnsupported)
+	}
+	body := fmt.Sprint(req.Workflow, req.Input != nil && *req.Input != "", req.Needs)
+	if req.Input != nil {
+		body += *req.Input
+	}
+	if req.Key != "" {
+		for _, r := range f.runs {
+			if r.key == req.Key {
+				if r.body != body {
+					return RunView{}, false, fmt.Errorf("%w: run %s", ErrKeyReused, r.ID)
+				}
+				return f.view(r), true, nil
+			}
+		}
+	}
+	r := &v1FakeRun{ID: session.NewID(), Workflow: req.Workflow, State: "queued", Created: time.Now().UTC().Truncate(time.Microsecond), key: req.Key, body: body}
+	f.runs = append([]*v1FakeRun{r}, f.runs...)
+	f.queued++
+	return f.view(r), false, nil
+}
+
+func (f *v1FakeRuns) ListRuns(_ context.Context, q RunQuery) ([]RunView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if q.State == "cancelling" {
+		return nil, fmt.Errorf("%w: cancelling is not stored", ErrInvalid)
+	}
+	var out []RunView
+	for _, r := range f.runs {
+		if (q.State == "" || r.State == q.State) && (q.Workflow == "" || r.Workflow == q.Workflow) &&
+			(q.Until.IsZero() || r.Created.Before(q.Until)) && !r.Created.Before(q.Since) {
+			out = append(out, f.view(r))
+		}
+		if q.Limit > 0 && len(out) == q.Limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+func (f *v1FakeRuns) Run(_ context.Context, id session.ID) (RunView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, err := f.find(id)
+	if err != nil {
+		return RunView{}, err
+	}
+	return f.view(r), nil
+}
+
+// act moves run id from one of the states from to to.
+func (f *v1FakeRuns) act(what string, id session.ID, by string, to string, from ...string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked = append(f.asked, what+" "+string(id)+" "+by)
+	r, err := f.find(id)
+	if err != nil {
+		return err
+	}
+	for _, s := range from {
+		if r.State == s {
+			r.State, r.By = to, by
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: run %s is %s", store.ErrConflict, id, r.State)
+}
+
+func (f *v1FakeRuns) Cancel(_ context.Context, id session.ID, by, reason string) error {
+	return f.act("cancel", id, by, "cancelled", "queued", "running")
+}
+
+func (f *v1FakeRuns) Resume(_ context.Context, id session.ID, by, reason string) error {
+	return f.act("resume", id, by, "queued", "failed", "cancelled")
+}
+
+func (f *v1FakeRuns) Review(_ context.Context, id session.ID, req ReviewRequest) error {
+	return f.act("review "+req.Verdict, id, req.By, "queued", "needs_review")
+}
+
+func (f *v1FakeRuns) Approvals(ctx context.Context, q RunQuery) ([]RunView, error) {
+	q.State = "waiting_approval"
+	return f.ListRuns(ctx, q)
+}
+
+func (f *v1FakeRuns) Decide(_ context.Context, id session.ID, v Verdict) error {
+	return f.act("decide "+v.Verdict+" "+string(v.Head), id, v.By, "queued", "waiting_approval")
+}
+
+func (f *v1FakeRuns) Queued(context.Context, string) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.queued, nil
+}
+
+func (f *v1FakeRuns) Workers(context.Context) (any, error) {
+	return []map[string]string{{"id": "w1"}}, nil
+}
+
+func (f *v1FakeRuns) Queues(context.Context) (any, error) {
+	return []map[string]any{{"queue": "q1", "queued": 2}}, nil
+}
+
+func (f *v1FakeRuns) set(id session.ID, state string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, _ := f.find(id)
+	r.State = state
+}
+
+// A run is created, found, listed, cancelled and resumed; the key gives
+// the same run back for the same body and 409 for another.
+func TestV1Runs(t *testing.T) {
+	runs := &v1FakeRuns{}
+	_, ts := newTestServer(t, openStore(t), Options{Runs: runs})
+	res := call(t, "POST", ts.URL+"/v1/runs", `{"workflow": "echo", "input": "hi"}`, "Idempotency-Key", "k-1")
+	var created v1FakeRun
+	res.want(t, http.StatusCreated, &created)
+	if created.State != "queued" || res.header.Get("Location") != "/v1/runs/"+string(created.ID) || res.header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("created %+v, Location %q, replayed %q", created, res.header.Get("Location"), res.header.Get("Idempotent-Replayed"))
+	}
+	var again v1FakeRun
+	res = call(t, "POST", ts.URL+"/v1/runs", `{"input": "hi", "workflow": "echo"}`, "Idempotency-Key", "k-1")
+	res.want(t, http.StatusCreated, &again)
+	if again.ID != created.ID || res.header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("same key and body: %s (replayed %q), want %s", again.ID, res.header.Get("Idempotent-Replayed"), created.ID)
+	}
+	e := call(t, "POST", ts.URL+"/v1/runs", `{"workflow": "echo", "input": "other"}`, "Idempotency-Key", "k-1").wantV1Error(t, http.StatusConflict, CodeConflict)
+	if e.Reason != "idempotency_key_reused" {
+		t.Fatalf("reason %q", e.Reason)
+	}
+
+	var got v1FakeRun
+	call(t, "GET", ts.URL+"/v1/runs/"+string(created.ID), "").want(t, http.StatusOK, &got)
+	if got.ID != created.ID {
+		t.Fatalf("get: %+v", got)
+	}
+	call(t, "POST", ts.URL+"/v1/runs/"+string(created.ID)+"/cancel", `{"by": "ana", "reason": "wrong input"}`).want(t, http.StatusOK, &got)
+	if got.State != "cancelled" || got.By != "ana" {
+		t.Fatalf("cancelled: %+v", got)
+	}
+	call(t, "POST", ts.URL+"/v1/runs/"+string(created.ID)+"/cancel", `{}`).wantV1Error(t, http.StatusConflict, CodeConflict)
+	call(t, "POST", ts.URL+"/v1/runs/"+string(created.ID)+"/resume", `{}`).want(t, http.StatusOK, &got)
+	if got.State != "queued" || got.By != "api" {
+		t.Fatalf("resumed: %+v (a control without by is the api's)", got)
+	}
+
+	runs.set(created.ID, "needs_review")
+	for _, body := range []string{`{"verdict": "happened"}`, `{"verdict": "maybe", "by": "ana"}`, `{"verdict": "aborted", "by": "ana", "result": "x"}`, `{"verdict": "happened", "by": "ana", "extra": 1}`} {
+		call(t, "POST", ts.URL+"/v1/runs/"+string(created.ID)+"/review", body).wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+	}
+	call(t, "POST", ts.URL+"/v1/runs/"+string(created.ID)+"/review", `{"verdict": "not_happened", "by": "ana"}`).want(t, http.StatusOK, &got)
+	if got.State != "queued" {
+		t.Fatalf("reviewed: %+v", got)
+	}
+
+	runs.set(created.ID, "waiting_approval")
+	var page struct {
+		Items []v1FakeRun `json:"items"`
+	}
+	call(t, "GET", ts.URL+"/v1/approvals", "").want(t, http.StatusOK, &page)
+	if len(page.Items) != 1 || page.Items[0].ID != created.ID {
+		t.Fatalf("approvals: %+v", page.Items)
+	}
+	for _, body := range []string{`{"verdict": "approve"}`, `{"verdict": "yes", "by": "ana"}`, `{"verdict": "deny", "by": "ana", "head": "nope"}`, `{"verdict": "approve", "by": "` + strings.Repeat("a", maxBy+1) + `"}`} {
+		call(t, "POST", ts.URL+"/v1/approvals/"+string(created.ID), body).wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+	}
+	head := seed(t, openStore(t)).root.Head()
+	call(t, "POST", ts.URL+"/v1/approvals/"+string(created.ID), `{"verdict": "deny", "by": "ana", "head": "`+string(head)+`"}`).want(t, http.StatusOK, &got)
+	if got.State != "queued" || runs.asked[len(runs.asked)-1] != "decide deny "+string(head)+" "+string(created.ID)+" ana" {
+		t.Fatalf("decided: %+v, asked %q", got, runs.asked)
+	}
+	call(t, "POST", ts.URL+"/v1/approvals/"+string(created.ID), `{"verdict": "approve", "by": "ana"}`).wantV1Error(t, http.StatusConflict, CodeConflict)
+
+	var items struct {
+		Items []map[string]any `json:"items"`
+	}
+	call(t, "GET", ts.URL+"/v1/workers", "").want(t, http.StatusOK, &items)
+	if len(items.Items) != 1 || items.Items[0]["id"] != "w1" {
+		t.Fatalf("workers: %+v", items)
+	}
+	call(t, "GET", ts.URL+"/v1/queues", "").want(t, http.StatusOK, &items)
+	if len(items.Items) != 1 || items.Items[0]["queue"] != "q1" {
+		t.Fatalf("queues: %+v", items)
+	}
+}
+
+// Every way a run request can be wrong gets its code.
+func TestV1RunErrors(t *testing.T) {
+	runs := &v1FakeRuns{}
+	_, ts := newTestServer(t, openStore(t), Options{Runs: runs, MaxQueuedRuns: 2, MaxBody: 256})
+	bad := []struct {
+		body   string
+		header []string
+	}{
+		{`{}`, nil},
+		{`{"workflow": "nope"}`, nil},
+		{`{"workflow": "echo", "colour": "red"}`, nil},
+		{`{"workflow": "echo"} {}`, nil},
+		{`{"workflow": "echo", "session": "ses_bad"}`, nil},
+		{`{"workflow": "echo"}`, []string{"Idempotency-Key", strings.Repeat("k", 256)}},
+		{`{"workflow": "echo"}`, []string{"Idempotency-Key", "tab\there"}},
+	}
+	for _, b := range bad {
+		call(t, "POST", ts.URL+"/v1/runs", b.body, b.header...).wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+	}
+	call(t, "POST", ts.URL+"/v1/runs", `{"workflow": "echo", "input": "`+strings.Repeat("x", 300)+`"}`).wantV1Error(t, http.StatusRequestEntityTooLarge, CodeInvalidArgument)
+	call(t, "POST", ts.URL+"/v1/runs", `{"workflow": "echo", "session": "`+string(session.NewID())+`"}`).wantV1Error(t, http.StatusNotImplemented, CodeUnavailable)
+	call(t, "GET", ts.URL+"/v1/runs/"+string(session.NewID()), "").wantV1Error(t, http.StatusNotFound, CodeNotFound)
+	call(t, "GET", ts.URL+"/v1/runs?state=cancelling", "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+	call(t, "GET", ts.URL+"/v1/approvals?state=queued", "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+	call(t, "GET", ts.URL+"/v1/runs?since=yesterday", "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+	call(t, "GET", ts.URL+"/v1/runs?limit=201", "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+
+	// The cap: two runs wait, the third is refused until one starts.
+	for range 2 {
+		call(t, "POST", ts.URL+"/v1/runs", `{"workflow": "echo"}`).want(t, http.StatusCreated, nil)
+	}
+	res := call(t, "POST", ts.URL+"/v1/runs", `{"workflow": "echo"}`)
+	if e := res.wantV1Error(t, http.StatusTooManyRequests, CodeExhausted); e.Reason != "queued_runs" || res.header.Get("Retry-After") == "" {
+		t.Fatalf("429: %+v, Retry-After %q", e, res.header.Get("Retry-After"))
+	}
+	runs.mu.Lock()
+	runs.queued--
+	runs.mu.Unlock()
+	call(t, "POST", ts.URL+"/v1/runs", `{"workflow": "echo"}`).want(t, http.StatusCreated, nil)
+
+	// A server without a cluster says so on every runs operation.
+	_, bare := newTestServer(t, openStore(t), Options{})
+	id := string(session.NewID())
+	for _, op := range [][2]string{{"POST", "/v1/runs"}, {"GET", "/v1/runs"}, {"GET", "/v1/runs/" + id}, {"POST", "/v1/runs/" + id + "/cancel"},
+		{"POST", "/v1/runs/" + id + "/resume"}, {"POST", "/v1/runs/" + id + "/review"}, {"GET", "/v1/approvals"}, {"POST", "/v1/approvals/" + id},
+		{"GET", "/v1/workers"}, {"GET", "/v1/queues"}} {
+		body := ""
+		if op[0] == "POST" {
+			body = `{}`
+		}
+		if e := call(t, op[0], bare.URL+op[1], body).wantV1Error(t, http.StatusServiceUnavailable, CodeUnavailable); e.Reason != codeNoCluster {
+			t.Fatalf("%s %s: reason %q", op[0], op[1], e.Reason)
+		}
+	}
+}
+
+// Runs page newest first through ties in one microsecond, with the
+// filters passed on, and a cursor of another list or filters refused.
+func TestV1RunPages(t *testing.T) {
+	runs := &v1FakeRuns{}
+	base := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	for i := range 30 {
+		at := base.Add(-time.Duration(i/10) * time.Microsecond) // three ties of ten
+		wf := "echo"
+		if i%3 == 0 {
+			wf = "other"
+		}
+		runs.runs = append(runs.runs, &v1FakeRun{ID: session.NewID(), Workflow: wf, State: "queued", Created: at})
+	}
+	_, ts := newTestServer(t, openStore(t), Options{Runs: runs})
+	for _, filter := range []string{"", "&workflow=echo"} {
+		for _, limit := range []int{1, 4, 9, 10, 11, 200} {
+			var got []session.ID
+			cursor := ""
+			for {
+				var page struct {
+					Items      []v1FakeRun `json:"items"`
+					NextCursor string      `json:"next_cursor"`
+				}
+				call(t, "GET", fmt.Sprintf("%s/v1/runs?limit=%d&cursor=%s%s", ts.URL, limit, cursor, filter), "").want(t, http.StatusOK, &page)
+				for _, r := range page.Items {
+					got = append(got, r.ID)
+				}
+				if page.NextCursor == "" {
+					break
+				}
+				if limit == 4 && filter == "" {
+					call(t, "GET", ts.URL+"/v1/runs?workflow=echo&cursor="+page.NextCursor, "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+					call(t, "GET", ts.URL+"/v1/sessions?cursor="+page.NextCursor, "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+				}
+				cursor = page.NextCursor
+			}
+			var want []session.ID
+			for _, r := range runs.runs {
+				if filter == "" || r.Workflow == "echo" {
+					want = append(want, r.ID)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("limit %d%s: paged %d runs, want %d in order", limit, filter, len(got), len(want))
+			}
+		}
+	}
+}
