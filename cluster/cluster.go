@@ -76,6 +76,7 @@ type Cluster struct {
 	log  *slog.Logger
 
 	cache liveCache // live workers, for routing
+	idem  idemLocks // keyed submissions in progress (idem.go)
 
 	remoteMu sync.Mutex
 	remote   map[session.ID]map[string]string // remote sandboxes created here, per run

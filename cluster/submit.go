@@ -17,6 +17,10 @@ type SubmitOptions struct {
 	// Needs select the workers that may take the run (gpu=1,
 	// sandbox=docker, provider=openai, region=eu...).
 	Needs map[string]string
+	// Key is the client's idempotency key ("": none): see SubmitKeyed.
+	Key string
+	// Tenant is the tenant the key belongs to ("": DefaultTenant).
+	Tenant string
 }
 
 // ErrNoInput: input was given to a workflow that takes none.
@@ -26,12 +30,24 @@ var ErrNoInput = fmt.Errorf("cluster: the workflow takes no input")
 // it to a pool of live workers that admits it — recorded as a decision
 // chunk on the input — and enqueues it. It returns the run's id (its input
 // session's) at once. A run no live worker admits is kept as unroutable and
-// routed when such a worker appears.
+// routed when such a worker appears. With o.Key set, Submit is SubmitKeyed
+// (the id of a replayed run is returned as that of a new one).
 func (c *Cluster) Submit(ctx context.Context, name string, o SubmitOptions) (session.ID, error) {
+	if o.Key != "" {
+		id, _, err := c.SubmitKeyed(ctx, name, o)
+		return id, err
+	}
 	p, err := c.prepare(ctx, name, o)
 	if err != nil {
 		return "", err
 	}
+	return c.submitPrepared(ctx, p)
+}
+
+// submitPrepared submits a prepared run: on PostgreSQL, one routed to a
+// pool in one transaction; else one write after another (submitOne).
+func (c *Cluster) submitPrepared(ctx context.Context, p *prepared) (session.ID, error) {
+	name := p.run.Workflow
 	if c.pg != nil && p.queue != "" {
 		// The input, its record and its job in one transaction: no run is
 		// ever queued without a job, nor a job without its run.
@@ -51,8 +67,14 @@ const submitBatch = 256
 // runs routed to a pool are committed and enqueued together, up to
 // submitBatch in one transaction (their inputs, records and jobs); runs no
 // live worker admits, and every run on SQLite, go one by one. On an error
-// the ids of the runs submitted so far are returned with it.
+// the ids of the runs submitted so far are returned with it. It takes no
+// idempotency keys: submit keyed runs with SubmitKeyed.
 func (c *Cluster) SubmitMany(ctx context.Context, name string, runs []SubmitOptions) ([]session.ID, error) {
+	for i, o := range runs {
+		if o.Key != "" {
+			return nil, fmt.Errorf("cluster: SubmitMany takes no idempotency keys (run %d has one); use SubmitKeyed", i)
+		}
+	}
 	ids := make([]session.ID, 0, len(runs))
 	for chunk := range slices.Chunk(runs, submitBatch) {
 		var batch []*prepared
@@ -95,8 +117,9 @@ type prepared struct {
 	queue  string
 }
 
-// prepare builds a run's input, routes it, and makes its record.
-func (c *Cluster) prepare(ctx context.Context, name string, o SubmitOptions) (*prepared, error) {
+// prepare builds a run's input, routes it, and makes its record, and the
+// labels that hold it with any others given (key, value, ...).
+func (c *Cluster) prepare(ctx context.Context, name string, o SubmitOptions, also ...string) (*prepared, error) {
 	w, err := rath.LookupWorkflow(name)
 	if err != nil {
 		return nil, err
@@ -122,7 +145,7 @@ func (c *Cluster) prepare(ctx context.Context, name string, o SubmitOptions) (*p
 	if r.Queue == "" {
 		run.State = StateUnroutable
 	}
-	labels, err := run.labels(LabelKind, "run", rath.WorkflowLabel, name)
+	labels, err := run.labels(append([]string{LabelKind, "run", rath.WorkflowLabel, name}, also...)...)
 	if err != nil {
 		return nil, err
 	}
