@@ -13,6 +13,7 @@ import (
 
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/cluster"
+	"github.com/openrath/rath/cluster/clusterapi"
 	"github.com/openrath/rath/server"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -307,6 +308,7 @@ func (a *app) gcCmd() *cobra.Command {
 func (a *app) serveCmd() *cobra.Command {
 	var addr, token string
 	var noCluster bool
+	var maxQueued int
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the HTTP API and the web viewer (loopback unless --token is given)",
@@ -316,14 +318,14 @@ func (a *app) serveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			o := server.Options{Addr: addr, Token: token}
+			o := server.Options{Addr: addr, Token: token, MaxQueuedRuns: maxQueued}
 			if !noCluster {
 				cl, err := cluster.Open(cmd.Context(), rt, cluster.Options{})
 				if err != nil {
 					return fmt.Errorf("%w (serve without the cluster page: --no-cluster)", err)
 				}
 				defer cl.Close()
-				o.Cluster = clusterPage{cl}
+				o.Cluster, o.Runs = clusterPage{cl}, clusterapi.New(cl)
 				if token == "" {
 					if o.RiverUI, err = cl.RiverUI(cmd.Context(), "/river"); err != nil {
 						return err
@@ -341,5 +343,6 @@ func (a *app) serveCmd() *cobra.Command {
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:7474", "address to listen on")
 	c.Flags().StringVar(&token, "token", "", "bearer token required by the API (needed for a non-loopback address)")
 	c.Flags().BoolVar(&noCluster, "no-cluster", false, "serve without the cluster page and API")
+	c.Flags().IntVar(&maxQueued, "max-queued", server.DefaultMaxQueuedRuns, "runs that may wait to be worked before POST /v1/runs answers 429")
 	return c
 }

@@ -100,7 +100,7 @@ func whoAmI() string {
 }
 
 func (a *app) submitCmd() *cobra.Command {
-	var input string
+	var input, key string
 	var needs []string
 	var wait bool
 	c := &cobra.Command{
@@ -113,8 +113,12 @@ func (a *app) submitCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("--needs: %v", err)
 			}
-			var o cluster.SubmitOptions
-			o.Needs = n
+			o := cluster.SubmitOptions{Needs: n, Key: key}
+			if cmd.Flags().Changed("idempotency-key") {
+				if err := cluster.CheckKey(key); err != nil {
+					return usageErr("--idempotency-key: %v", err)
+				}
+			}
 			if cmd.Flags().Changed("input") {
 				text, err := a.readInput(input)
 				if err != nil {
@@ -131,7 +135,7 @@ func (a *app) submitCmd() *cobra.Command {
 			}
 			defer cl.Close()
 			id, err := cl.Submit(ctx, args[0], o)
-			if errors.Is(err, cluster.ErrNoInput) {
+			if errors.Is(err, cluster.ErrNoInput) || errors.Is(err, cluster.ErrKeyReused) {
 				return usageErr("%v", err)
 			}
 			if err != nil {
@@ -153,6 +157,7 @@ func (a *app) submitCmd() *cobra.Command {
 	c.Flags().StringVar(&input, "input", "", "the run's input: TEXT, @FILE or - for stdin")
 	c.Flags().StringSliceVar(&needs, "needs", nil, "what the run needs of its worker: k=v (gpu=1, region=eu, sandbox=docker)")
 	c.Flags().BoolVar(&wait, "wait", false, "follow the run to its end")
+	c.Flags().StringVar(&key, "idempotency-key", "", "submit at most once under this key: the same key and run give the same id back")
 	return c
 }
 

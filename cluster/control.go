@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/openrath/rath/agent"
-	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -111,27 +110,7 @@ func (c *Cluster) finishCancel(ctx context.Context, run *Run, who string) error 
 // verdict's commit). A rejected run continues too: the workflow decides
 // what a rejection means (usually it ends failed).
 func (c *Cluster) Approve(ctx context.Context, id session.ID, approve bool, by, reason string) error {
-	st := c.rt.Store
-	run, err := loadRun(ctx, st, id)
-	if err != nil {
-		return err
-	}
-	if run.State != StateWaitingApproval {
-		return fmt.Errorf("%w: %s is %s, not waiting for approval", ErrNotWaiting, id, run.State)
-	}
-	paused, err := st.Load(ctx, run.Output)
-	if err != nil {
-		return fmt.Errorf("cluster: approve %s: the paused session: %w", id, err)
-	}
-	decided, err := flow.Decide(paused, approve, by, reason)
-	if err != nil {
-		// Not a gate: an agent's tool calls waiting for approval.
-		var aerr error
-		if decided, aerr = agent.Decide(paused, agent.Verdict{Approve: approve, By: by, Reason: reason}); aerr != nil {
-			return fmt.Errorf("cluster: approve %s: %w", id, errors.Join(err, aerr))
-		}
-	}
-	return c.continueWith(ctx, run, decided, paused.Head())
+	return c.ApproveAt(ctx, id, "", approve, by, reason)
 }
 
 // ReviewOptions settle a run in needs_review.

@@ -207,3 +207,35 @@ func TestSubmitKeyedBadKeys(t *testing.T) {
 		}
 	})
 }
+
+// Four rath processes submitting under one key at once make one run, and
+// each prints its id; another input under the key is a usage error.
+func TestSubmitKeyedProcesses(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		const input = `{"steps":1,"latency_ms":1,"idempotent":true}`
+		ids := make([]string, 4)
+		var wg sync.WaitGroup
+		for i := range ids {
+			wg.Go(func() {
+				out, errOut, code := e.rath("submit", "cluster", "--input", input, "--idempotency-key", "nightly-7")
+				if code != 0 {
+					t.Errorf("submit %d: exit %d: %s", i, code, errOut)
+				}
+				ids[i] = strings.TrimSpace(out)
+			})
+		}
+		wg.Wait()
+		runs := keyedRuns(t, e.rt.Store, cluster.DefaultTenant, "nightly-7")
+		if len(runs) != 1 {
+			t.Fatalf("%d runs under the key, want 1", len(runs))
+		}
+		for _, id := range ids {
+			if id != string(runs[0].ID) {
+				t.Fatalf("the processes printed %q; the run is %s", ids, runs[0].ID)
+			}
+		}
+		if _, errOut, code := e.rath("submit", "cluster", "--input", `{"steps":2}`, "--idempotency-key", "nightly-7"); code != 2 || !strings.Contains(errOut, string(runs[0].ID)) {
+			t.Fatalf("another input under the key: exit %d: %s", code, errOut)
+		}
+	})
+}

@@ -113,6 +113,7 @@ func Resume(ctx context.Context, m flow.Module, st store.Store, runID session.ID
 	}
 	t := newTape(nil, sessions...)
 	t.live = true
+	t.dropFailures()
 	ctx = runctx.WithPlayer(ctx, t)
 	return flow.Run(ctx, st, m, in)
 }

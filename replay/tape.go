@@ -371,3 +371,31 @@ func writeMessage(sb *strings.Builder, m session.Message) {
 }
 
 var _ runctx.Player = (*tape)(nil)
+
+// dropFailures forgets, for a resume, how each node's last attempt ended
+// if it failed: a trailing error chunk, and the failed model call recorded
+// just before it (its attempts, no response). They are not steps: the
+// resumed run goes on live from the node's last recorded step, as if the
+// failure had not happened (a failed or cancelled cluster run resumed).
+func (t *tape) dropFailures() {
+	for _, tr := range t.nodes {
+		n := tr.len()
+		for n > 0 && tr.chunk(n-1).Error != nil {
+			n--
+		}
+		if n < tr.len() && n > 0 {
+			if mc := tr.chunk(n - 1).ModelCall; mc != nil && unanswered(mc) {
+				n--
+			}
+		}
+		tr.pos = tr.pos[:n]
+		tr.last, tr.digests = 0, nil
+	}
+}
+
+// unanswered reports whether a model_call chunk records a call that got
+// no response (only its failed attempts).
+func unanswered(mc *session.ModelCall) bool {
+	r := mc.Response
+	return r.Text == "" && len(r.ToolCalls) == 0 && r.FinishReason == "" && r.Refusal == ""
+}

@@ -13,9 +13,12 @@ import (
 //	open -> active <-> paused -> closed -> archived
 //	           \__________________^
 //	open, active, paused -> failed -> archived
+//	                        failed -> active
 //
 // A new session is open; running it makes it active; an approval gate
-// pauses it; finishing closes it; retention archives it.
+// pauses it; finishing closes it; retention archives it. A failed session
+// becomes active again when its run is resumed (a cluster run taken back
+// to work from its committed steps).
 type Status string
 
 // The statuses.
@@ -33,7 +36,7 @@ var transitions = map[Status][]Status{
 	StatusActive:   {StatusPaused, StatusClosed, StatusFailed},
 	StatusPaused:   {StatusActive, StatusClosed, StatusFailed},
 	StatusClosed:   {StatusArchived},
-	StatusFailed:   {StatusArchived},
+	StatusFailed:   {StatusActive, StatusArchived},
 	StatusArchived: nil,
 }
 

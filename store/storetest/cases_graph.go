@@ -149,6 +149,26 @@ func testLifecycle(t *testing.T, h Harness) {
 	if err := st.SetStatus(ctx(t), f.ID(), store.StatusFailed); err != nil {
 		t.Fatalf("open -> failed: %v", err)
 	}
+	for _, step := range []struct {
+		to Status
+		ok bool
+	}{
+		{store.StatusClosed, false}, // a failed session closes only once reopened
+		{store.StatusPaused, false},
+		{store.StatusOpen, false},
+		{store.StatusActive, true}, // reopened: its run was resumed
+		{store.StatusFailed, true},
+		{store.StatusArchived, true},
+		{store.StatusActive, false},
+	} {
+		err := st.SetStatus(ctx(t), f.ID(), step.to)
+		if step.ok && err != nil {
+			t.Fatalf("failed session -> %s: %v", step.to, err)
+		}
+		if !step.ok && !errors.Is(err, store.ErrTransition) {
+			t.Fatalf("failed session -> %s: err = %v, want ErrTransition", step.to, err)
+		}
+	}
 	if err := st.SetStatus(ctx(t), "ses_00000000000000000000000000", store.StatusActive); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("unknown session: err = %v", err)
 	}

@@ -123,6 +123,18 @@ func testMoveTo(t *testing.T, h Harness) {
 	if info, _ := st.Info(ctx(t), r.ID()); info.Status != store.StatusFailed {
 		t.Fatalf("status under the current fence = %s, want failed", info.Status)
 	}
+	// A failed run resumed: its session is active again, under the fence
+	// of whoever took it back.
+	isFenced(t, "MoveTo (reopen)", store.MoveTo(fenced(t, r.ID(), e1), st, r.ID(), store.StatusActive))
+	if err := store.MoveTo(fenced(t, r.ID(), 2), st, r.ID(), store.StatusActive); err != nil {
+		t.Fatalf("failed -> active under the current fence: %v", err)
+	}
+	if err := store.MoveTo(ctx(t), st, r.ID(), store.StatusClosed); err != nil {
+		t.Fatalf("reopened -> closed: %v", err)
+	}
+	if info, _ := st.Info(ctx(t), r.ID()); info.Status != store.StatusClosed {
+		t.Fatalf("status after reopening and closing = %s, want closed", info.Status)
+	}
 }
 
 // Count agrees with List, without its limit.
