@@ -43,9 +43,12 @@ type app struct {
 	home, storeURL string
 	memoryURL      string
 	jsonOut        bool
-	root           *cobra.Command
-	rt             *rath.Runtime
-	name           string // the program's name, in messages
+	// serverURL and serverToken, if set, send the cluster's commands to
+	// an Agent Server (--server, --server-token).
+	serverURL, serverToken string
+	root                   *cobra.Command
+	rt                     *rath.Runtime
+	name                   string // the program's name, in messages
 	// isTerminal, if set, replaces the check of whether a stream is a
 	// terminal (tests).
 	isTerminal func(io.Writer) bool
@@ -66,6 +69,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, o options) *app {
 	root.PersistentFlags().StringVar(&a.storeURL, "store", "", "store URL: sqlite:///path/to.db (default under the home) or postgres://...")
 	root.PersistentFlags().StringVar(&a.memoryURL, "memory", "", "long-term memory URL: sqlite:///path or postgres://... (default: the store's PostgreSQL database, else <home>/memory.db; env RATH_MEMORY)")
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
+	root.PersistentFlags().StringVar(&a.serverURL, "server", "", "drive the cluster of this Agent Server (http://host:7474; env RATH_SERVER) with submit, status, cancel, approve, pending and review")
+	root.PersistentFlags().StringVar(&a.serverToken, "server-token", "", "the --server's bearer token (env RATH_SERVER_TOKEN)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
 	root.AddCommand(a.versionCmd(), a.configCmd(), a.runCmd(), a.lsCmd(), a.showCmd(), a.graphCmd(), a.exportCmd(),
 		a.importCmd(), a.forkCmd(), a.mergeCmd(), a.replayCmd(), a.resumeCmd(), a.verifyCmd(), a.gcCmd(), a.serveCmd(),

@@ -45,19 +45,19 @@ func (a *app) cluster(ctx context.Context, o cluster.Options) (*cluster.Cluster,
 	return cluster.Open(ctx, rt, o)
 }
 
-// onRun checks a run id argument and opens the cluster.
-func (a *app) onRun(ctx context.Context, arg string) (session.ID, *cluster.Cluster, error) {
+// onRun checks a run id argument and opens the cluster (ops).
+func (a *app) onRun(ctx context.Context, arg string) (session.ID, clusterOps, error) {
 	id, err := sessionID(arg)
 	if err != nil {
 		return "", nil, err
 	}
-	cl, err := a.cluster(ctx, cluster.Options{})
+	cl, err := a.ops(ctx)
 	return id, cl, err
 }
 
 // onRunCmd is a command on one run: it checks the id, opens the cluster
 // and calls run.
-func (a *app) onRunCmd(use, short string, run func(ctx context.Context, cl *cluster.Cluster, id session.ID) error) *cobra.Command {
+func (a *app) onRunCmd(use, short string, run func(ctx context.Context, cl clusterOps, id session.ID) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   use,
 		Short: short,
@@ -126,10 +126,10 @@ func (a *app) submitCmd() *cobra.Command {
 				}
 				o.Input = &text
 			}
-			if _, err := rath.LookupWorkflow(args[0]); err != nil {
+			if _, err := rath.LookupWorkflow(args[0]); err != nil && !a.remote() {
 				return usageErr("%v (registered: %s)", err, workflowNames())
 			}
-			cl, err := a.cluster(ctx, cluster.Options{})
+			cl, err := a.ops(ctx)
 			if err != nil {
 				return err
 			}
@@ -170,7 +170,7 @@ func workflowNames() string {
 }
 
 // follow prints a run's progress until it ends: exit 0 done, 1 otherwise.
-func (a *app) follow(ctx context.Context, cl *cluster.Cluster, id session.ID) error {
+func (a *app) follow(ctx context.Context, cl clusterOps, id session.ID) error {
 	seen := 0
 	last := cluster.State("")
 	start := time.Now()
@@ -329,7 +329,7 @@ func (a *app) statusCmd() *cobra.Command {
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			cl, err := a.cluster(ctx, cluster.Options{})
+			cl, err := a.ops(ctx)
 			if err != nil {
 				return err
 			}
@@ -352,7 +352,7 @@ func (a *app) statusCmd() *cobra.Command {
 				}
 				return nil
 			}
-			rep, err := cl.Status(ctx, cluster.StatusOptions{})
+			rep, err := cl.Report(ctx, 0)
 			if err != nil {
 				return err
 			}
@@ -454,7 +454,7 @@ func offersText(o map[string]string) string {
 func (a *app) cancelCmd() *cobra.Command {
 	var reason, by string
 	c := a.onRunCmd("cancel ID", "Stop a run on whichever worker holds it",
-		func(ctx context.Context, cl *cluster.Cluster, id session.ID) error {
+		func(ctx context.Context, cl clusterOps, id session.ID) error {
 			if err := cl.Cancel(ctx, id, by, reason); err != nil {
 				return err
 			}
@@ -483,7 +483,7 @@ func (a *app) approveCmd() *cobra.Command {
 	var reason, by string
 	var deny bool
 	c := a.onRunCmd("approve ID", "Approve (or --deny) the approval a run waits for; the run continues on a worker",
-		func(ctx context.Context, cl *cluster.Cluster, id session.ID) error {
+		func(ctx context.Context, cl clusterOps, id session.ID) error {
 			if err := cl.Approve(ctx, id, !deny, by, reason); err != nil {
 				return err
 			}
@@ -507,7 +507,7 @@ func (a *app) pendingCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			cl, err := a.cluster(ctx, cluster.Options{})
+			cl, err := a.ops(ctx)
 			if err != nil {
 				return err
 			}
@@ -564,7 +564,7 @@ func (a *app) reviewCmd() *cobra.Command {
 					return err
 				}
 			}
-			cl, err := a.cluster(ctx, cluster.Options{})
+			cl, err := a.ops(ctx)
 			if err != nil {
 				return err
 			}
