@@ -74,6 +74,9 @@ func watchRun(ctx context.Context, st store.Store) (l *liveStats, stop func(), e
 	go func() {
 		defer close(done)
 		for ev := range events { // closed once cancelled, after what it holds
+			if ev.Labels && !ev.Missed {
+				continue // a label write: no new chunks
+			}
 			l.add(context.WithoutCancel(ctx), st, ev)
 		}
 	}()

@@ -27,7 +27,7 @@ type memRuns struct {
 
 func (m *memRuns) view(r *Run) server.RunView {
 	c := *r
-	return server.RunView{ID: r.ID, Created: r.Created, Body: &c}
+	return server.RunView{ID: r.ID, State: r.State, Created: r.Created, Body: &c}
 }
 
 func (m *memRuns) find(id session.ID) (*Run, error) {
@@ -111,6 +111,10 @@ func (m *memRuns) Decide(_ context.Context, id session.ID, v server.Verdict) err
 	return m.move(id, "queued", "waiting_approval")
 }
 func (m *memRuns) Queued(context.Context, string) (int, error) { return 0, nil }
+func (m *memRuns) RunSessions(_ context.Context, id session.ID) ([]session.ID, error) {
+	return []session.ID{id}, nil
+}
+func (m *memRuns) RunOwner(info store.Info) session.ID { return "" }
 func (m *memRuns) Workers(context.Context) (any, error) {
 	return []Worker{{ID: "w1", Alive: true, State: "alive"}}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openrath/rath"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -242,4 +243,40 @@ func (c *Cluster) Queued(ctx context.Context) (int, error) {
 		n += k
 	}
 	return n, nil
+}
+
+// RunSessions are the sessions of run id, oldest first: its input, its
+// ledger, and every session its workflow wrote (its agents' sessions, its
+// branches, its output — those labelled with the run).
+func (c *Cluster) RunSessions(ctx context.Context, id session.ID) ([]session.ID, error) {
+	r, err := loadRun(ctx, c.rt.Store, id)
+	if err != nil {
+		return nil, err
+	}
+	ids := []session.ID{id}
+	if r.Ledger != "" {
+		ids = append(ids, r.Ledger)
+	}
+	infos, err := c.rt.Store.List(ctx, store.Filter{Labels: map[string]string{runctx.Label: string(id)}})
+	if err != nil {
+		return nil, err
+	}
+	for _, info := range slices.Backward(infos) {
+		if info.ID != id {
+			ids = append(ids, info.ID)
+		}
+	}
+	return ids, nil
+}
+
+// RunOwner is the run a stored session belongs to: the one its workflow
+// run or its ledger label names ("" if none). A run's input is its own.
+func RunOwner(info store.Info) session.ID {
+	switch {
+	case info.Labels[LabelRun] != "":
+		return info.ID
+	case info.Labels[runctx.Label] != "":
+		return session.ID(info.Labels[runctx.Label])
+	}
+	return session.ID(info.Labels[LabelLedger])
 }

@@ -32,10 +32,12 @@ type recentChunks struct {
 	used   uint64
 }
 
-// encodedChunk is a chunk's kind and JSON, as an event sends it.
+// encodedChunk is a chunk's kind and JSON, as an event sends it, and
+// whether it is a turn that calls tools.
 type encodedChunk struct {
-	kind session.Kind
-	json []byte
+	calls bool
+	kind  session.Kind
+	json  []byte
 }
 
 // The cache's bounds: the chunks a window keeps, and the sessions it
@@ -116,7 +118,7 @@ func (c *chunkCache) Encoded(ctx context.Context, id session.ID, from, to int) (
 			}
 			w.json[i] = b
 		}
-		out = append(out, encodedChunk{kind: w.chunks[i].Kind, json: w.json[i]})
+		out = append(out, encodedOf(w.chunks[i], w.json[i]))
 	}
 	return out, nil
 }
@@ -133,7 +135,11 @@ func (c *chunkCache) uncached(ctx context.Context, id session.ID, from, to int) 
 		if err != nil {
 			return nil, fmt.Errorf("encode chunk %d of %s: %w", from+i, id, err)
 		}
-		out[i] = encodedChunk{kind: ch.Kind, json: b}
+		out[i] = encodedOf(ch, b)
 	}
 	return out, nil
+}
+
+func encodedOf(ch session.Chunk, b []byte) encodedChunk {
+	return encodedChunk{kind: ch.Kind, json: b, calls: ch.Assistant != nil && len(ch.Assistant.ToolCalls) > 0}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
 // Runs is what /v1's runs, approvals, workers and queues need of the Agent
@@ -40,6 +41,12 @@ type Runs interface {
 	// arrays.
 	Workers(ctx context.Context) (any, error)
 	Queues(ctx context.Context) (any, error)
+	// RunSessions are the sessions whose chunks run id's event stream
+	// carries, oldest first: its input, its ledger and every session it
+	// wrote.
+	RunSessions(ctx context.Context, id session.ID) ([]session.ID, error)
+	// RunOwner is the run a stored session belongs to ("" if none).
+	RunOwner(info store.Info) session.ID
 }
 
 var (
@@ -82,6 +89,8 @@ type RunQuery struct {
 // RunView is one run (or pending approval) as the API shows it.
 type RunView struct {
 	ID session.ID
+	// State is the run's state: done, failed and cancelled are final.
+	State string
 	// Created orders lists (newest first).
 	Created time.Time
 	// Body is the view as the response carries it (a JSON object).
@@ -120,3 +129,6 @@ type control struct {
 	By     string `json:"by,omitempty"`
 	Reason string `json:"reason,omitempty"`
 }
+
+// final reports whether a run in state st is over.
+func final(st string) bool { return st == "done" || st == "failed" || st == "cancelled" }

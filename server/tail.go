@@ -138,9 +138,11 @@ func latest(events <-chan store.Event, ev store.Event, id session.ID) store.Even
 	}
 }
 
-// handle reacts to one commit event.
+// handle reacts to one commit event (a label write adds no chunks).
 func (t *tailStream) handle(ctx context.Context, ev store.Event) error {
 	switch {
+	case ev.Labels && !ev.Missed:
+		return nil
 	case ev.ID == t.id:
 		// Our own event's length covers any of ours that were missed.
 		return t.catchUp(ctx, ev.Len)

@@ -30,6 +30,7 @@ var v1Routes = []v1Route{
 	{"POST", "/v1/runs", (*Server).v1CreateRun},
 	{"GET", "/v1/runs", (*Server).v1Runs},
 	{"GET", "/v1/runs/{id}", (*Server).v1Run},
+	{"GET", "/v1/runs/{id}/events", (*Server).v1RunEvents},
 	{"POST", "/v1/runs/{id}/cancel", (*Server).v1Cancel},
 	{"POST", "/v1/runs/{id}/resume", (*Server).v1Resume},
 	{"POST", "/v1/runs/{id}/review", (*Server).v1Review},

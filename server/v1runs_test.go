@@ -27,6 +27,9 @@ type v1FakeRun struct {
 // v1FakeRuns keeps runs in memory, newest first, and records what it was
 // asked; it knows one workflow, "echo".
 type v1FakeRuns struct {
+	// st, if set, is where runs' sessions are (RunSessions lists those
+	// labelled rath.run with the run).
+	st     store.Store
 	mu     sync.Mutex
 	runs   []*v1FakeRun
 	asked  []string
@@ -35,7 +38,7 @@ type v1FakeRuns struct {
 
 func (f *v1FakeRuns) view(r *v1FakeRun) RunView {
 	c := *r
-	return RunView{ID: r.ID, Created: r.Created, Body: &c}
+	return RunView{ID: r.ID, State: r.State, Created: r.Created, Body: &c}
 }
 
 func (f *v1FakeRuns) find(id session.ID) (*v1FakeRun, error) {
@@ -156,6 +159,30 @@ func (f *v1FakeRuns) Workers(context.Context) (any, error) {
 
 func (f *v1FakeRuns) Queues(context.Context) (any, error) {
 	return []map[string]any{{"queue": "q1", "queued": 2}}, nil
+}
+
+func (f *v1FakeRuns) RunSessions(ctx context.Context, id session.ID) ([]session.ID, error) {
+	ids := []session.ID{id}
+	if f.st == nil {
+		return ids, nil
+	}
+	infos, err := f.st.List(ctx, store.Filter{Labels: map[string]string{"rath.run": string(id)}})
+	if err != nil {
+		return nil, err
+	}
+	for i := len(infos) - 1; i >= 0; i-- {
+		ids = append(ids, infos[i].ID)
+	}
+	return ids, nil
+}
+
+func (f *v1FakeRuns) RunOwner(info store.Info) session.ID {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, err := f.find(info.ID); err == nil {
+		return info.ID
+	}
+	return session.ID(info.Labels["rath.run"])
 }
 
 func (f *v1FakeRuns) set(id session.ID, state string) {

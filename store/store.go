@@ -63,9 +63,11 @@ type Store interface {
 	// Epoch returns session id's fencing epoch (0 until the first Advance).
 	Epoch(ctx context.Context, id session.ID) (int64, error)
 
-	// Watch delivers an event for every commit from now until ctx ends. A
-	// watcher that falls behind misses events (the next one says so); it
-	// never slows down writers.
+	// Watch delivers an event for every commit, and for every label write
+	// (an event with Labels set), from now until ctx ends. An event is sent
+	// once its write is durable and visible to reads. A watcher that falls
+	// behind misses events (the next one says so); it never slows down
+	// writers. Status moves and GC are not reported.
 	Watch(ctx context.Context) (<-chan Event, error)
 
 	// Close flushes pending commits and releases the store.
@@ -98,11 +100,20 @@ type Filter struct {
 	Limit int
 }
 
-// Event reports one commit.
+// Event reports one commit, or one label write (Labels).
 type Event struct {
-	ID   session.ID      `json:"id"`
+	ID session.ID `json:"id"`
+	// Head and Len are the session's head and length: those the commit
+	// stored, or, for a label write, those the write saw when it wrote
+	// (always known; a commit racing with the label write may have moved
+	// them since, and its own event says so).
 	Head session.ChunkID `json:"head"`
 	Len  int             `json:"len"`
+	// Labels is set on an event that reports a write of session ID's
+	// labels (SetLabel, SetLabels and a backend's own forms of them, one
+	// event per session written) rather than a commit: no chunk was added.
+	// A watcher that only follows commits skips these.
+	Labels bool `json:"labels,omitempty"`
 	// Missed is set on the first event after this watcher dropped events.
 	Missed bool `json:"missed,omitempty"`
 }

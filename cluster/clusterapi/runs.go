@@ -49,7 +49,7 @@ func (c clusterRuns) ListRuns(ctx context.Context, q server.RunQuery) ([]server.
 	}
 	out := make([]server.RunView, len(runs))
 	for i := range runs {
-		out[i] = server.RunView{ID: runs[i].ID, Created: runs[i].Created, Body: &runs[i]}
+		out[i] = server.RunView{ID: runs[i].ID, State: string(runs[i].State), Created: runs[i].Created, Body: &runs[i]}
 	}
 	return out, nil
 }
@@ -59,7 +59,7 @@ func (c clusterRuns) Run(ctx context.Context, id session.ID) (server.RunView, er
 	if err != nil {
 		return server.RunView{}, kindOf(err)
 	}
-	return server.RunView{ID: r.ID, Created: r.Created, Body: r}, nil
+	return server.RunView{ID: r.ID, State: string(r.State), Created: r.Created, Body: r}, nil
 }
 
 func (c clusterRuns) Cancel(ctx context.Context, id session.ID, by, reason string) error {
@@ -81,7 +81,7 @@ func (c clusterRuns) Approvals(ctx context.Context, q server.RunQuery) ([]server
 	}
 	out := make([]server.RunView, len(as))
 	for i := range as {
-		out[i] = server.RunView{ID: as[i].Run, Created: as[i].Created, Body: &as[i]}
+		out[i] = server.RunView{ID: as[i].Run, State: string(cluster.StateWaitingApproval), Created: as[i].Created, Body: &as[i]}
 	}
 	return out, nil
 }
@@ -107,6 +107,13 @@ func (c clusterRuns) Workers(ctx context.Context) (any, error) {
 func (c clusterRuns) Queues(ctx context.Context) (any, error) {
 	return c.cl.Queues(ctx)
 }
+
+func (c clusterRuns) RunSessions(ctx context.Context, id session.ID) ([]session.ID, error) {
+	ids, err := c.cl.RunSessions(ctx, id)
+	return ids, kindOf(err)
+}
+
+func (c clusterRuns) RunOwner(info store.Info) session.ID { return cluster.RunOwner(info) }
 
 // runFilter is q as the cluster lists runs.
 func runFilter(q server.RunQuery) cluster.RunFilter {

@@ -156,6 +156,9 @@ func watchDemo(e cli.Env, ctx context.Context, st store.Store) (stop func(), err
 		defer close(done)
 		p := &demoProgress{w: e.Stderr(), seen: map[session.ChunkID]bool{}, lens: map[session.ID]int{}}
 		for ev := range events { // closed once cancelled, after what it holds
+			if ev.Labels && !ev.Missed {
+				continue // a label write: no new chunks
+			}
 			p.event(context.WithoutCancel(ctx), st, ev)
 		}
 	}()

@@ -142,6 +142,9 @@ func (l *live) drained() {
 // event handles one commit event.
 func (l *live) event(ctx context.Context, ev store.Event) {
 	l.received = true
+	if ev.Labels && !ev.Missed {
+		return // a label write: no new chunks (status and labels are polled)
+	}
 	if ev.Missed {
 		l.resync(ctx)
 	}

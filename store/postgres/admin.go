@@ -50,7 +50,8 @@ func (s *Store) SetLabel(ctx context.Context, id session.ID, key, value string) 
 	return s.SetLabels(ctx, id, map[string]string{key: value})
 }
 
-// SetLabels implements store.Store: one transaction for them all.
+// SetLabels implements store.Store: one transaction for them all, which
+// notifies watchers (labelNotify) as it commits.
 func (s *Store) SetLabels(ctx context.Context, id session.ID, labels map[string]string) error {
 	if err := s.check(); err != nil {
 		return fmt.Errorf("label %s: %w", id, err)
@@ -82,12 +83,18 @@ func (s *Store) SetLabels(ctx context.Context, id session.ID, labels map[string]
 				return err
 			}
 		}
-		return nil
+		return notifyLabels(ctx, tx, id)
 	})
 	if err != nil {
 		return fmt.Errorf("label %s: %w", id, err)
 	}
 	return nil
+}
+
+// notifyLabels announces, in tx, a label write of session id (labelNotify).
+func notifyLabels(ctx context.Context, tx pgx.Tx, id session.ID) error {
+	_, err := tx.Exec(ctx, `SELECT `+labelNotify+` FROM rath.sessions a WHERE a.id = $1`, id)
+	return err
 }
 
 // Verify implements store.Store: every stored chunk is re-hashed from its

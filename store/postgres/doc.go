@@ -23,7 +23,14 @@
 // of a long session reads a row or two, whatever the size of its commits.
 //
 // Every commit sends pg_notify('rath_commits', {"id","head","len"}) in its
-// transaction, so Watch, in any process, sees commits as they happen.
+// transaction, and every label write (SetLabels, SetLabelsTx,
+// SetManyLabelsTx) one per session with "labels": true added, so Watch, in
+// any process, sees commits and label changes as they happen. A NOTIFY is
+// delivered only when its transaction commits; and a transaction that
+// NOTIFYs takes a database-wide lock from its pre-commit until after its
+// flush, so notifying transactions flush one at a time: appends are
+// batched for that (batch.go), label writes are not (a worker's heartbeat
+// label, once a second, is a NOTIFY a second).
 //
 // # Fencing
 //

@@ -12,8 +12,24 @@ import (
 	"github.com/openrath/rath/store"
 )
 
-// channel is the NOTIFY channel every commit announces itself on.
+// channel is the NOTIFY channel every commit and label write announces
+// itself on. Its payload is store.Event's JSON, which the listener decodes:
+// a commit's is {"id","head","len"} (eventJSON); a label write's adds
+// "labels": true (labelNotify).
 const channel = "rath_commits"
+
+// labelNotify is the SQL expression that announces a label write of the
+// session in row a (a row of rath.sessions, or of a selection of its id,
+// head and len), for a statement or transaction that writes its labels to
+// use: the notification is delivered when the transaction commits, and not
+// at all if it rolls back. Its payload, under 200 bytes (a NOTIFY payload
+// must be under 8000), is
+//
+//	{"id" : "<session id>", "head" : "<head chunk id>", "len" : <length>, "labels" : true}
+//
+// (json_build_object's spacing). It returns void; "labelNotify IS NULL"
+// makes a column of it.
+const labelNotify = `pg_notify('` + channel + `', json_build_object('id', a.id, 'head', a.head, 'len', a.len, 'labels', true)::text)`
 
 // watchStartTimeout bounds how long the first Watch waits for the listening
 // connection before it reports why there is none.

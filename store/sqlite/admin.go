@@ -40,18 +40,21 @@ func (s *Store) SetLabel(ctx context.Context, id session.ID, key, value string) 
 	return s.SetLabels(ctx, id, map[string]string{key: value})
 }
 
-// SetLabels implements store.Store: one transaction for them all.
+// SetLabels implements store.Store: one transaction for them all. Once it
+// commits, watchers get an event with Labels set, carrying the session's
+// head and length (exact: the writer alone writes, and the job sees every
+// earlier one's appends).
 func (s *Store) SetLabels(ctx context.Context, id session.ID, labels map[string]string) error {
 	fence := fenceOf(ctx)
-	err := s.write(ctx, func(tx *wtx, _ *[]store.Event) error {
+	err := s.write(ctx, func(tx *wtx, evs *[]store.Event) error {
 		if err := checkFence(tx, fence); err != nil {
 			return err
 		}
-		if _, err := laneByID(tx, id); err != nil {
+		l, err := laneByID(tx, id)
+		if err != nil {
 			return err
 		}
 		for _, key := range slices.Sorted(maps.Keys(labels)) {
-			var err error
 			if value := labels[key]; value == "" {
 				_, err = tx.Exec(`DELETE FROM labels WHERE id = ? AND key = ?`, id, key)
 			} else {
@@ -62,6 +65,7 @@ func (s *Store) SetLabels(ctx context.Context, id session.ID, labels map[string]
 				return err
 			}
 		}
+		*evs = append(*evs, store.Event{ID: id, Head: l.head, Len: l.len, Labels: true})
 		return nil
 	})
 	if err != nil {

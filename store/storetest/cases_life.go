@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"maps"
 	"testing"
 	"time"
 
@@ -124,6 +125,94 @@ func testWatch(t *testing.T, h Harness) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("no event within 10s of a commit")
 		}
+	}
+}
+
+// nextEvent returns the next Watch event, failing after 10 s.
+func nextEvent(t *testing.T, events <-chan store.Event) store.Event {
+	t.Helper()
+	select {
+	case ev, ok := <-events:
+		if !ok {
+			t.Fatal("the watch ended")
+		}
+		return ev
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event within 10s")
+	}
+	return store.Event{}
+}
+
+// A label write is reported by Watch: one event with Labels set, on the
+// session written, with its head and length, sent once Info shows the
+// write. Commits' events do not have Labels set; a refused label write
+// reports nothing.
+func testWatchLabels(t *testing.T, h Harness) {
+	st := open(t, h)
+	events, err := st.Watch(ctx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, other := session.FromUser("labelled"), session.FromUser("labelled too")
+	mustCommit(t, st, s, "")
+	mustCommit(t, st, other, "")
+	s2 := s.Append(session.User("more"))
+	mustCommit(t, st, s2, s.Head())
+	for _, want := range []*session.Session{s, other, s2} {
+		if ev := nextEvent(t, events); ev.Labels || ev.ID != want.ID() || ev.Len != want.Len() {
+			t.Fatalf("event %+v, want the commit of %s at %d without Labels", ev, want.ID(), want.Len())
+		}
+	}
+	// labelEvent takes the next event, which must report a label write on
+	// want, and returns the labels Info shows on its receipt.
+	labelEvent := func(want *session.Session) map[string]string {
+		t.Helper()
+		ev := nextEvent(t, events)
+		if !ev.Labels || ev.Missed || ev.ID != want.ID() || ev.Head != want.Head() || ev.Len != want.Len() {
+			t.Fatalf("event %+v, want a label write on %s at head %s, len %d", ev, want.ID(), want.Head().Short(), want.Len())
+		}
+		info, err := st.Info(ctx(t), ev.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.Labels
+	}
+	if err := st.SetLabel(ctx(t), s.ID(), "state", "running"); err != nil {
+		t.Fatal(err)
+	}
+	if got := labelEvent(s2); got["state"] != "running" {
+		t.Fatalf("labels on receipt of SetLabel's event = %v, want state=running", got)
+	}
+	if err := st.SetLabels(ctx(t), other.ID(), map[string]string{"state": "queued", "kind": "run"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := labelEvent(other); !maps.Equal(got, map[string]string{"state": "queued", "kind": "run"}) {
+		t.Fatalf("labels on receipt of SetLabels' event = %v, want state=queued, kind=run", got)
+	}
+	if err := st.SetLabels(ctx(t), s.ID(), map[string]string{"state": "", "owner": "w1"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := labelEvent(s2); !maps.Equal(got, map[string]string{"owner": "w1"}) {
+		t.Fatalf("labels on receipt of a removal's event = %v, want only owner=w1", got)
+	}
+
+	// Refused label writes (an unknown session, a superseded fence)
+	// report nothing: the next event is the commit after them.
+	if err := st.SetLabel(ctx(t), session.NewID(), "state", "lost"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("labelling an unknown session: %v", err)
+	}
+	e, err := st.Advance(ctx(t), s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := store.WithFence(ctx(t), store.Fence{Session: s.ID(), Epoch: e - 1})
+	if err := st.SetLabel(stale, s.ID(), "state", "stolen"); !errors.Is(err, store.ErrFenced) {
+		t.Fatalf("labelling under a superseded fence: %v", err)
+	}
+	s3 := s2.Append(session.User("after the refusals"))
+	mustCommit(t, st, s3, s2.Head())
+	if ev := nextEvent(t, events); ev.Labels || ev.ID != s3.ID() || ev.Head != s3.Head() || ev.Len != s3.Len() {
+		t.Fatalf("event %+v, want the commit of %s at %d (a refused label write reported?)", ev, s3.Head().Short(), s3.Len())
 	}
 }
 

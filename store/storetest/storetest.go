@@ -43,6 +43,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"ReopenKeepsEverything", testReopen},
 		{"VerifyCatchesTampering", testVerify},
 		{"Watch", testWatch},
+		{"WatchLabels", testWatchLabels},
 		{"NotFound", testNotFound},
 		{"SetLabels", testSetLabels},
 		{"LongLabels", testLongLabels},
