@@ -326,6 +326,7 @@ func (a *app) serveCmd() *cobra.Command {
 				}
 				defer cl.Close()
 				o.Cluster, o.Runs = clusterPage{cl}, clusterapi.New(cl)
+				o.Collectors = append(o.Collectors, cl.Collector())
 				if token == "" {
 					if o.RiverUI, err = cl.RiverUI(cmd.Context(), "/river"); err != nil {
 						return err

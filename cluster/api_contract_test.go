@@ -212,6 +212,21 @@ func TestAPIContract(t *testing.T) {
 			}
 		}
 
+		// The cluster's metrics: three runs done, one worker alive, the
+		// pool it serves.
+		waitRun(t, c, third.ID, "done")
+		res, err := http.Get(base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		scraped, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		for _, line := range []string{`rath_cluster_runs{state="done"} 3`, `rath_cluster_workers{alive="true"} 1`, `rath_cluster_queue_runs{queue=`, `rath_cluster_queue_age_seconds{queue=`, `rath_cluster_scrape_errors 0`} {
+			if !strings.Contains(string(scraped), line) {
+				t.Fatalf("GET /metrics has no %q:\n%s", line, scraped)
+			}
+		}
+
 		// A server with a token and a cap of one waiting run.
 		capped := e.serve("capped", "--token", "s3cret", "--max-queued", "1")
 		if status, code := rawCall(t, "GET", capped+"/v1/runs", "", nil); status != 401 || code != "unauthenticated" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -41,6 +42,9 @@ type queue interface {
 	running(ctx context.Context) ([]*rivertype.JobRow, error)
 	// runningOf lists those of jobs ids that are running.
 	runningOf(ctx context.Context, ids []int64) ([]*rivertype.JobRow, error)
+	// oldest is when the longest-waiting available job of queue q was
+	// due (zero if none waits).
+	oldest(ctx context.Context, q string) (time.Time, error)
 	// settled delivers the jobs this client worked whose outcome River has
 	// written (completed, snoozed, cancelled, failed), until stop is called;
 	// under load some may be dropped.
@@ -179,6 +183,16 @@ func (q *rq[TTx]) runningOf(ctx context.Context, ids []int64) ([]*rivertype.JobR
 		out = append(out, res.Jobs...)
 	}
 	return out, nil
+}
+
+func (q *rq[TTx]) oldest(ctx context.Context, queue string) (time.Time, error) {
+	p := river.NewJobListParams().Kinds(jobKind).States(rivertype.JobStateAvailable).Queues(queue).
+		OrderBy(river.JobListOrderByScheduledAt, river.SortOrderAsc).First(1)
+	res, err := q.client.JobList(ctx, p)
+	if err != nil || len(res.Jobs) == 0 {
+		return time.Time{}, err
+	}
+	return res.Jobs[0].ScheduledAt, nil
 }
 
 func (q *rq[TTx]) settled() (<-chan *rivertype.JobRow, func()) {

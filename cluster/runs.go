@@ -119,7 +119,8 @@ func (c *Cluster) Workers(ctx context.Context) ([]WorkerInfo, error) {
 }
 
 // Queues lists the pools of live workers, and the pools that runs wait in
-// with no live worker, each with its queued and running runs counted.
+// with no live worker (among the newest poolScan runs of each state), each
+// with its queued and running runs counted.
 func (c *Cluster) Queues(ctx context.Context) ([]PoolStatus, error) {
 	ws, err := c.workers(ctx)
 	if err != nil {
@@ -127,7 +128,7 @@ func (c *Cluster) Queues(ctx context.Context) ([]PoolStatus, error) {
 	}
 	pools := livePools(ws)
 	for _, st := range []State{StateQueued, StateRunning} {
-		infos, err := c.rt.Store.List(ctx, store.Filter{Labels: map[string]string{LabelKind: "run", LabelState: string(st)}})
+		infos, err := c.rt.Store.List(ctx, store.Filter{Labels: map[string]string{LabelKind: "run", LabelState: string(st)}, Limit: poolScan})
 		if err != nil {
 			return nil, err
 		}
@@ -139,6 +140,11 @@ func (c *Cluster) Queues(ctx context.Context) ([]PoolStatus, error) {
 	}
 	return sortedPools(ctx, c, pools)
 }
+
+// poolScan bounds the runs of each state Queues reads for the pools that
+// have runs but no live worker (the newest): a pool whose waiting runs are
+// all older than that many others is left out until they are fewer.
+const poolScan = 1000
 
 // livePools are the pools of the live workers among ws.
 func livePools(ws []WorkerInfo) map[string]*PoolStatus {

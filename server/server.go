@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openrath/rath/store"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // DefaultAddr is the address the server listens on when Options.Addr is
@@ -41,6 +42,8 @@ type Options struct {
 	// submission past it is refused with 429 (DefaultMaxQueuedRuns if
 	// zero).
 	MaxQueuedRuns int
+	// Collectors are more metrics GET /metrics serves (the cluster's).
+	Collectors []prometheus.Collector
 	// MaxBody bounds a /v1 request body (DefaultMaxBody if zero).
 	MaxBody int64
 	// MaxSubscribers bounds the /v1 event streams open at once
@@ -122,6 +125,11 @@ func New(st store.Store, o Options) (*Server, error) {
 		s.maxSubscribers = DefaultMaxSubscribers
 	}
 	s.metrics = newMetrics(s)
+	for _, c := range o.Collectors {
+		if err := s.metrics.reg.Register(c); err != nil {
+			return nil, fmt.Errorf("server: metrics: %w", err)
+		}
+	}
 	s.chunks = newChunkCache(st)
 	s.h = s.routes()
 	return s, nil
