@@ -76,6 +76,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, o options) *app {
 		a.importCmd(), a.forkCmd(), a.mergeCmd(), a.replayCmd(), a.resumeCmd(), a.verifyCmd(), a.gcCmd(), a.serveCmd(),
 		a.submitCmd(), a.workerCmd(), a.statusCmd(), a.cancelCmd(), a.approveCmd(), a.pendingCmd(), a.reviewCmd(), a.sandboxesCmd(),
 		a.memoryCmd(), a.doctorCmd())
+	root.AddCommand(a.scheduleCmd())
 	for _, add := range o.commands {
 		root.AddCommand(add(Env{a}))
 	}

@@ -43,6 +43,9 @@ type Options struct {
 	// Set it where hostnames are not unique (containers started from one
 	// image with a fixed hostname).
 	Host string
+	// ScheduleEvery is how often each worker looks for schedules due
+	// (default 1 s): a tick fires within about this long of its time.
+	ScheduleEvery time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -60,6 +63,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Poll <= 0 {
 		o.Poll = 100 * time.Millisecond
+	}
+	if o.ScheduleEvery <= 0 {
+		o.ScheduleEvery = time.Second
 	}
 	return o
 }

@@ -264,13 +264,15 @@ func (w *Worker) Close() error {
 func (w *Worker) Ready() bool { return w.ready.Load() && !w.storeDown.Load() }
 
 // loop beats, and — on its own pace, so that a slow store does not delay
-// the heartbeat — hands dead peers' runs on, stops cancelled runs, and
-// routes runs that were waiting for a worker, until ctx ends.
+// the heartbeat — hands dead peers' runs on, stops cancelled runs, routes
+// runs that were waiting for a worker, and fires due schedules
+// (schedule_fire.go), until ctx ends.
 func (w *Worker) loop(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		w.every(ctx, func(int) error { return w.beat(ctx) })
 	})
+	wg.Go(func() { w.schedules(ctx) })
 	w.every(ctx, func(n int) error { return w.tick(ctx, n) })
 	wg.Wait()
 }
