@@ -307,7 +307,7 @@ func (a *app) gcCmd() *cobra.Command {
 
 func (a *app) serveCmd() *cobra.Command {
 	var addr, token string
-	var noCluster bool
+	var noCluster, withWorker bool
 	var maxQueued int
 	c := &cobra.Command{
 		Use:   "serve",
@@ -318,15 +318,37 @@ func (a *app) serveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if withWorker && noCluster {
+				return usageErr("--worker needs the cluster (drop --no-cluster)")
+			}
 			o := server.Options{Addr: addr, Token: token, MaxQueuedRuns: maxQueued}
+			var work chan error // the in-process worker's end, with --worker
+			var stopWork context.CancelFunc
 			if !noCluster {
-				cl, err := cluster.Open(cmd.Context(), rt, cluster.Options{})
+				copts := cluster.Options{}
+				if withWorker {
+					copts.Log = a.stderr
+				}
+				cl, err := cluster.Open(cmd.Context(), rt, copts)
 				if err != nil {
 					return fmt.Errorf("%w (serve without the cluster page: --no-cluster)", err)
 				}
 				defer cl.Close()
 				o.Cluster, o.Runs = clusterPage{cl}, clusterapi.New(cl)
 				o.Collectors = append(o.Collectors, cl.Collector())
+				if withWorker {
+					m := cluster.NewStepMetrics()
+					w, err := cl.NewWorker(cmd.Context(), cluster.WorkerOptions{Metrics: m})
+					if err != nil {
+						return err
+					}
+					defer w.Close()
+					o.Collectors = append(o.Collectors, m.Collectors()...)
+					wctx, stop := context.WithCancel(cmd.Context())
+					defer stop()
+					work, stopWork = make(chan error, 1), stop
+					go func() { work <- w.Run(wctx) }()
+				}
 				if token == "" {
 					if o.RiverUI, err = cl.RiverUI(cmd.Context(), "/river"); err != nil {
 						return err
@@ -338,12 +360,21 @@ func (a *app) serveCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(a.stderr, "serving %s on http://%s\n", rt.StoreURL, addr)
-			return srv.ListenAndServe(cmd.Context())
+			err = srv.ListenAndServe(cmd.Context())
+			if work != nil {
+				// The worker drains as the server stops.
+				stopWork()
+				if werr := <-work; err == nil {
+					err = werr
+				}
+			}
+			return err
 		},
 	}
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:7474", "address to listen on")
 	c.Flags().StringVar(&token, "token", "", "bearer token required by the API (needed for a non-loopback address)")
 	c.Flags().BoolVar(&noCluster, "no-cluster", false, "serve without the cluster page and API")
+	c.Flags().BoolVar(&withWorker, "worker", false, "also work the cluster's runs in this process (a worker with the default options; its metrics join /metrics)")
 	c.Flags().IntVar(&maxQueued, "max-queued", server.DefaultMaxQueuedRuns, "runs that may wait to be worked before POST /v1/runs answers 429")
 	return c
 }

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
 	"github.com/openrath/rath"
@@ -257,6 +260,7 @@ func (a *app) workerCmd() *cobra.Command {
 				return err
 			}
 			defer cl.Close()
+			o.Metrics = cluster.NewStepMetrics()
 			w, err := cl.NewWorker(ctx, o)
 			if err != nil {
 				return err
@@ -268,6 +272,7 @@ func (a *app) workerCmd() *cobra.Command {
 			}
 			mux := http.NewServeMux()
 			mux.Handle("/health/", cluster.Health(cl.Runtime().Store, w.Ready))
+			mux.Handle("/metrics", workerMetrics(o.Metrics))
 			if os.Getenv("RATH_PPROF") != "" {
 				// Profiles of a busy worker, on the loopback health address.
 				mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -277,7 +282,7 @@ func (a *app) workerCmd() *cobra.Command {
 			go srv.Serve(ln)
 			defer srv.Close()
 			info := w.Info()
-			fmt.Fprintf(a.stderr, "worker %s: pool %s, health on http://%s/health/ready, store %s\n", info.ID, info.Pool, ln.Addr(), store.Redact(cl.Runtime().StoreURL))
+			fmt.Fprintf(a.stderr, "worker %s: pool %s, health on http://%s/health/ready, metrics on /metrics, store %s\n", info.ID, info.Pool, ln.Addr(), store.Redact(cl.Runtime().StoreURL))
 			if m, err := cl.Runtime().Memory(ctx); err != nil {
 				fmt.Fprintf(a.stderr, "worker %s: memory %s cannot be opened (%v); runs that use memory will fail\n", info.ID, store.Redact(cl.Runtime().MemoryURL), err)
 			} else {
@@ -630,4 +635,12 @@ func (p clusterPage) Status(ctx context.Context) (any, error) {
 
 func (p clusterPage) Approve(ctx context.Context, id session.ID, approve bool, by, reason string) error {
 	return p.cl.Approve(ctx, id, approve, by, reason)
+}
+
+// workerMetrics serves a worker's metrics in the Prometheus text format:
+// what its runs commit (m), and the Go runtime's and the process's.
+func workerMetrics(m *cluster.StepMetrics) http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(append(m.Collectors(), collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))...)
+	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
 }

@@ -254,3 +254,33 @@ func TestAPIContract(t *testing.T) {
 		}
 	})
 }
+
+// `rath serve --worker` works runs in its own process, and its /metrics
+// count what they commit beside the cluster's state.
+func TestServeWithWorker(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		base := e.serve("api", "--worker")
+		c, err := client.New(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := `{"steps":2,"latency_ms":1,"idempotent":true}`
+		run, err := c.SubmitRun(context.Background(), client.RunRequest{Workflow: "cluster", Input: &in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitRun(t, c, run.ID, "done")
+		e.exactlyOnce(run.ID, 2)
+		res, err := http.Get(base + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		scraped, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		for _, want := range []string{"rath_tool_results_total 2", `rath_cluster_runs{state="done"} 1`, `rath_cluster_workers{alive="true"} 1`} {
+			if !strings.Contains(string(scraped), want) {
+				t.Fatalf("/metrics has no %q:\n%s", want, scraped)
+			}
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -317,6 +318,22 @@ func TestWorkerHealth(t *testing.T) {
 	})
 	if body["status"] != "ready" {
 		t.Fatalf("/health/ready: %d %v", code, body)
+	}
+
+	// Its /metrics count what its runs commit: three model calls and
+	// three tool results for a three-step run.
+	id := e.submit(`{"steps":3,"latency_ms":1,"idempotent":true}`)
+	e.waitState(id, cluster.StateDone, 30*time.Second)
+	resp, err := http.Get(m[1] + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scraped, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"rath_tool_results_total 3", "rath_model_call_seconds_count{model=", "rath_step_seconds_count ", "rath_model_tokens_total{kind=\"input\"", "go_goroutines "} {
+		if !strings.Contains(string(scraped), want) {
+			t.Fatalf("the worker's /metrics has no %q:\n%s", want, scraped)
+		}
 	}
 }
 

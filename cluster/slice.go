@@ -144,12 +144,16 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 		return w.c.fail(fctx, run, nil, fmt.Errorf("build %s: %w", run.Workflow, err))
 	}
 	var out *session.Session
+	rst := st // what the run commits through: observed, if the worker has metrics
+	if w.metrics != nil {
+		rst = w.metrics.Observe(st)
+	}
 	if run.Slices == 1 {
 		// Nothing ran yet (a slice that ran saved its count first): run
 		// from the input, with nothing to resume from.
-		out, err = flow.Run(sctx, st, m, in)
+		out, err = flow.Run(sctx, rst, m, in)
 	} else {
-		out, err = replay.Resume(sctx, m, st, id)
+		out, err = replay.Resume(sctx, m, rst, id)
 	}
 	if err != nil || h.cancelled.Load() {
 		// Stopped by a cancel: from this worker's poll of the store, or

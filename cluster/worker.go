@@ -33,6 +33,9 @@ type WorkerOptions struct {
 	Offers map[string]string
 	// Workflows it serves (default: every registered one).
 	Workflows []string
+	// Metrics, if set, observe what the worker's runs commit (model calls,
+	// steps, tool errors, tokens and cost).
+	Metrics *StepMetrics
 }
 
 // Worker works the cluster's runs in one process.
@@ -41,6 +44,8 @@ type Worker struct {
 	q    queue
 	hb   store.Store // where heartbeats go: on PostgreSQL a small pool of their own
 	info WorkerInfo
+	// metrics observe what runs commit, or nil.
+	metrics *StepMetrics
 
 	mu        sync.Mutex
 	held      map[session.ID]*hold
@@ -84,7 +89,7 @@ func (c *Cluster) NewWorker(ctx context.Context, o WorkerOptions) (*Worker, erro
 		o.Offers = map[string]string{}
 	}
 	c.keepRemote()
-	w := &Worker{c: c, held: map[session.ID]*hold{}, finished: map[int64]finish{}}
+	w := &Worker{c: c, held: map[session.ID]*hold{}, finished: map[int64]finish{}, metrics: o.Metrics}
 	w.info = WorkerInfo{ID: o.ID, Host: c.host, PID: os.Getpid(), Offers: maps.Clone(o.Offers), Serves: serves,
 		Concurrency: o.Concurrency, Started: time.Now().UTC(), State: workerAlive}
 	w.info.Pool = queueName(poolKey(o.Offers, serves))
