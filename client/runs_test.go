@@ -115,6 +115,21 @@ func (m *memRuns) RunSessions(_ context.Context, id session.ID) ([]session.ID, e
 	return []session.ID{id}, nil
 }
 func (m *memRuns) RunOwner(info store.Info) session.ID { return "" }
+func (m *memRuns) Schedules(context.Context) (any, error) {
+	return []Schedule{{Name: "nightly", Workflow: "echo", Cron: "0 3 * * *"}}, nil
+}
+func (m *memRuns) AddSchedule(_ context.Context, req server.ScheduleRequest) (any, error) {
+	return Schedule{Name: req.Name, Workflow: req.Workflow, Cron: req.Cron, Paused: req.Paused}, nil
+}
+func (m *memRuns) PauseSchedule(_ context.Context, name string, paused bool) (any, error) {
+	return Schedule{Name: name, Paused: paused}, nil
+}
+func (m *memRuns) RemoveSchedule(_ context.Context, name string) error {
+	if name != "nightly" {
+		return fmt.Errorf("schedule %s: %w", name, store.ErrNotFound)
+	}
+	return nil
+}
 func (m *memRuns) Workers(context.Context) (any, error) {
 	return []Worker{{ID: "w1", Alive: true, State: "alive"}}, nil
 }
@@ -223,5 +238,32 @@ func TestRuns(t *testing.T) {
 	qs, err := c.Queues(ctx)
 	if err != nil || len(qs) != 1 || qs[0].Queued != 3 {
 		t.Fatalf("queues: %+v %v", qs, err)
+	}
+}
+
+// Schedules are added, listed, paused and removed through the API.
+func TestSchedules(t *testing.T) {
+	_, ts := serve(t, server.Options{Runs: &memRuns{}}, nil)
+	c, err := New(ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t)
+	s, err := c.AddSchedule(ctx, Schedule{Name: "nightly", Workflow: "echo", Cron: "0 3 * * *"})
+	if err != nil || s.Name != "nightly" || s.Cron != "0 3 * * *" {
+		t.Fatalf("add: %+v %v", s, err)
+	}
+	ss, err := c.Schedules(ctx)
+	if err != nil || len(ss) != 1 || ss[0].Name != "nightly" {
+		t.Fatalf("list: %+v %v", ss, err)
+	}
+	if s, err := c.PauseSchedule(ctx, "nightly", true); err != nil || !s.Paused {
+		t.Fatalf("pause: %+v %v", s, err)
+	}
+	if err := c.RemoveSchedule(ctx, "nightly"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RemoveSchedule(ctx, "weekly"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("remove an unknown schedule: %v", err)
 	}
 }

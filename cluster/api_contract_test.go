@@ -284,3 +284,43 @@ func TestServeWithWorker(t *testing.T) {
 		}
 	})
 }
+
+// A schedule added through the API fires on the cluster's workers; it is
+// listed with its last run, and removed.
+func TestSchedulesOverAPI(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		base := e.serve("api")
+		c, err := client.New(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		e.worker("a")
+		in := `{"steps":1,"latency_ms":1,"idempotent":true}`
+		if _, err := c.AddSchedule(ctx, client.Schedule{Name: "every-second", Workflow: "cluster", Cron: "* * * * * *", Input: &in}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.AddSchedule(ctx, client.Schedule{Name: "every-second", Workflow: "cluster", Cron: "* * * * * *", Input: &in}); !errors.Is(err, client.ErrConflict) {
+			t.Fatalf("the same name again: %v", err)
+		}
+		if _, err := c.AddSchedule(ctx, client.Schedule{Name: "bad", Workflow: "cluster", Cron: "not cron"}); !errors.Is(err, client.ErrInvalidArgument) {
+			t.Fatalf("a bad expression: %v", err)
+		}
+		var last session.ID
+		e.waitFor("a scheduled run", 30*time.Second, func() bool {
+			ss, err := c.Schedules(ctx)
+			if err != nil || len(ss) != 1 {
+				t.Fatalf("schedules: %+v %v", ss, err)
+			}
+			last = ss[0].LastRun
+			return last != ""
+		})
+		waitRun(t, c, last, "done")
+		if err := c.RemoveSchedule(ctx, "every-second"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.RemoveSchedule(ctx, "every-second"); !errors.Is(err, client.ErrNotFound) {
+			t.Fatalf("removed twice: %v", err)
+		}
+	})
+}

@@ -47,6 +47,23 @@ type Runs interface {
 	RunSessions(ctx context.Context, id session.ID) ([]session.ID, error)
 	// RunOwner is the run a stored session belongs to ("" if none).
 	RunOwner(info store.Info) session.ID
+	// Schedules lists the schedules, by name (a JSON array).
+	Schedules(ctx context.Context) (any, error)
+	// AddSchedule adds one; PauseSchedule pauses or resumes one;
+	// RemoveSchedule removes one. Each returns the schedule as it is now.
+	AddSchedule(ctx context.Context, req ScheduleRequest) (any, error)
+	PauseSchedule(ctx context.Context, name string, paused bool) (any, error)
+	RemoveSchedule(ctx context.Context, name string) error
+}
+
+// ScheduleRequest is the body of POST /v1/schedules.
+type ScheduleRequest struct {
+	Name     string            `json:"name"`
+	Workflow string            `json:"workflow"`
+	Cron     string            `json:"cron"`
+	Input    *string           `json:"input,omitempty"`
+	Needs    map[string]string `json:"needs,omitempty"`
+	Paused   bool              `json:"paused,omitempty"`
 }
 
 var (

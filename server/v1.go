@@ -38,6 +38,11 @@ var v1Routes = []v1Route{
 	{"POST", "/v1/approvals/{id}", (*Server).v1Decide},
 	{"GET", "/v1/workers", (*Server).v1Workers},
 	{"GET", "/v1/queues", (*Server).v1Queues},
+	{"GET", "/v1/schedules", (*Server).v1Schedules},
+	{"POST", "/v1/schedules", (*Server).v1AddSchedule},
+	{"POST", "/v1/schedules/{name}/pause", (*Server).v1PauseSchedule},
+	{"POST", "/v1/schedules/{name}/resume", (*Server).v1ResumeSchedule},
+	{"DELETE", "/v1/schedules/{name}", (*Server).v1RemoveSchedule},
 }
 
 // v1 is the handler of /v1: the routes, a JSON 405 for a route's other

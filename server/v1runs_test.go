@@ -27,6 +27,7 @@ type v1FakeRun struct {
 // v1FakeRuns keeps runs in memory, newest first, and records what it was
 // asked; it knows one workflow, "echo".
 type v1FakeRuns struct {
+	schedules map[string]*ScheduleRequest
 	// st, if set, is where runs' sessions are (RunSessions lists those
 	// labelled rath.run with the run).
 	st     store.Store
@@ -183,6 +184,53 @@ func (f *v1FakeRuns) RunOwner(info store.Info) session.ID {
 		return info.ID
 	}
 	return session.ID(info.Labels["rath.run"])
+}
+
+func (f *v1FakeRuns) Schedules(context.Context) (any, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := []ScheduleRequest{}
+	for _, sc := range f.schedules {
+		out = append(out, *sc)
+	}
+	return out, nil
+}
+
+func (f *v1FakeRuns) AddSchedule(_ context.Context, req ScheduleRequest) (any, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if req.Cron == "" {
+		return nil, fmt.Errorf("%w: no cron expression", ErrInvalid)
+	}
+	if f.schedules[req.Name] != nil {
+		return nil, fmt.Errorf("schedule %s: %w", req.Name, store.ErrConflict)
+	}
+	if f.schedules == nil {
+		f.schedules = map[string]*ScheduleRequest{}
+	}
+	f.schedules[req.Name] = &req
+	return req, nil
+}
+
+func (f *v1FakeRuns) PauseSchedule(_ context.Context, name string, paused bool) (any, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	sc := f.schedules[name]
+	if sc == nil {
+		return nil, fmt.Errorf("schedule %s: %w", name, store.ErrNotFound)
+	}
+	sc.Paused = paused
+	return *sc, nil
+}
+
+func (f *v1FakeRuns) RemoveSchedule(_ context.Context, name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.schedules[name] == nil {
+		return fmt.Errorf("schedule %s: %w", name, store.ErrNotFound)
+	}
+	delete(f.schedules, name)
+	return nil
 }
 
 func (f *v1FakeRuns) set(id session.ID, state string) {
@@ -372,4 +420,37 @@ func TestV1RunPages(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Schedules are added, listed, paused, resumed and removed; a taken name
+// is 409, an unknown one 404, a bad request 400.
+func TestV1Schedules(t *testing.T) {
+	runs := &v1FakeRuns{}
+	_, ts := newTestServer(t, openStore(t), Options{Runs: runs})
+	var sc ScheduleRequest
+	res := call(t, "POST", ts.URL+"/v1/schedules", `{"name": "nightly", "workflow": "echo", "cron": "0 3 * * *"}`)
+	res.want(t, http.StatusCreated, &sc)
+	if sc.Name != "nightly" || res.header.Get("Location") != "/v1/schedules/nightly" {
+		t.Fatalf("added %+v at %q", sc, res.header.Get("Location"))
+	}
+	call(t, "POST", ts.URL+"/v1/schedules", `{"name": "nightly", "workflow": "echo", "cron": "0 4 * * *"}`).wantV1Error(t, http.StatusConflict, CodeConflict)
+	call(t, "POST", ts.URL+"/v1/schedules", `{"name": "x", "workflow": "echo"}`).wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+	call(t, "POST", ts.URL+"/v1/schedules", `{"name": "x", "when": "now"}`).wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+	call(t, "POST", ts.URL+"/v1/schedules/nightly/pause", `{}`).want(t, http.StatusOK, &sc)
+	if !sc.Paused {
+		t.Fatal("paused: not paused")
+	}
+	call(t, "POST", ts.URL+"/v1/schedules/nightly/resume", `{}`).want(t, http.StatusOK, &sc)
+	var list struct {
+		Items []ScheduleRequest `json:"items"`
+	}
+	call(t, "GET", ts.URL+"/v1/schedules", "").want(t, http.StatusOK, &list)
+	if len(list.Items) != 1 || list.Items[0].Paused {
+		t.Fatalf("list: %+v", list)
+	}
+	if res := call(t, "DELETE", ts.URL+"/v1/schedules/nightly", ""); res.status != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", res.status, res.body)
+	}
+	call(t, "DELETE", ts.URL+"/v1/schedules/nightly", "").wantV1Error(t, http.StatusNotFound, CodeNotFound)
+	call(t, "POST", ts.URL+"/v1/schedules/nightly/pause", `{}`).wantV1Error(t, http.StatusNotFound, CodeNotFound)
 }

@@ -115,6 +115,28 @@ func (c clusterRuns) RunSessions(ctx context.Context, id session.ID) ([]session.
 
 func (c clusterRuns) RunOwner(info store.Info) session.ID { return cluster.RunOwner(info) }
 
+func (c clusterRuns) Schedules(ctx context.Context) (any, error) {
+	ss, err := c.cl.Schedules(ctx)
+	if ss == nil {
+		ss = []cluster.Schedule{}
+	}
+	return ss, kindOf(err)
+}
+
+func (c clusterRuns) AddSchedule(ctx context.Context, req server.ScheduleRequest) (any, error) {
+	sc, err := c.cl.AddSchedule(ctx, cluster.Schedule{Name: req.Name, Workflow: req.Workflow, Cron: req.Cron, Input: req.Input, Needs: req.Needs, Paused: req.Paused})
+	return sc, kindOf(err)
+}
+
+func (c clusterRuns) PauseSchedule(ctx context.Context, name string, paused bool) (any, error) {
+	sc, err := c.cl.PauseSchedule(ctx, name, paused)
+	return sc, kindOf(err)
+}
+
+func (c clusterRuns) RemoveSchedule(ctx context.Context, name string) error {
+	return kindOf(c.cl.RemoveSchedule(ctx, name))
+}
+
 // runFilter is q as the cluster lists runs.
 func runFilter(q server.RunQuery) cluster.RunFilter {
 	return cluster.RunFilter{State: cluster.State(q.State), Workflow: q.Workflow, Since: q.Since, Until: q.Until, Limit: q.Limit}
@@ -127,8 +149,12 @@ func kindOf(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, cluster.ErrNotARun):
+	case errors.Is(err, cluster.ErrNotARun), errors.Is(err, cluster.ErrNoSchedule):
 		return apiErr(err, store.ErrNotFound)
+	case errors.Is(err, cluster.ErrScheduleExists):
+		return apiErr(err, store.ErrConflict)
+	case errors.Is(err, cluster.ErrBadSchedule):
+		return apiErr(err, server.ErrInvalid)
 	case errors.Is(err, cluster.ErrNotWaiting), errors.Is(err, cluster.ErrFinal), errors.Is(err, cluster.ErrNotResumable):
 		return apiErr(err, store.ErrConflict)
 	case errors.Is(err, cluster.ErrKeyReused):
