@@ -30,9 +30,7 @@ func (s *Server) v1SessionEvents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if s.subscribers.Add(1) > s.maxSubscribers {
-		s.subscribers.Add(-1)
-		v1Errorf(w, r, http.StatusTooManyRequests, "This server holds %d event streams already, its limit; try again later.", s.maxSubscribers)
+	if !s.subscribe(w, r) {
 		return
 	}
 	defer s.subscribers.Add(-1)
@@ -65,6 +63,18 @@ func (s *Server) v1SessionEvents(w http.ResponseWriter, r *http.Request) {
 	t.follow(ctx, events, s.heartbeat, ": keep-alive\n\n", func(err error) any {
 		return v1Error{Error: v1ErrorBody{Code: CodeUnavailable, Message: sentence(err.Error()), RequestID: requestID(r)}}
 	})
+}
+
+// subscribe counts a new event stream, or answers 429 past
+// Options.MaxSubscribers and reports that it did not; the caller subtracts
+// the stream when it ends.
+func (s *Server) subscribe(w http.ResponseWriter, r *http.Request) bool {
+	if s.subscribers.Add(1) > s.maxSubscribers {
+		s.subscribers.Add(-1)
+		v1Errorf(w, r, http.StatusTooManyRequests, "This server holds %d event streams already, its limit; try again later.", s.maxSubscribers)
+		return false
+	}
+	return true
 }
 
 // finished reports whether a session of this status takes no more commits.

@@ -43,7 +43,7 @@ func BenchmarkSSEFanout(b *testing.B) {
 			done.Add(1)
 			go func() {
 				defer done.Done()
-				got[k] = follow(ctx, b, hc, ts.URL+"/v1/sessions/"+string(s.ID())+"/events", first-1, first, commits, &ready)
+				got[k] = follow(ctx, b, hc, ts.URL+"/v1/sessions/"+string(s.ID())+"/events", strconv.Itoa(first-1), first, commits, &ready, sessionIndex)
 			}()
 		}
 		ready.Wait() // every subscriber is live
@@ -70,12 +70,25 @@ func BenchmarkSSEFanout(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 }
 
-// follow reads one stream from after index last until it has the n chunks
-// from index first, and returns when each arrived.
-func follow(ctx context.Context, b *testing.B, hc *http.Client, url string, last, first, n int, ready *sync.WaitGroup) []time.Time {
+// sessionIndex reads a session stream's chunk index from its id line.
+func sessionIndex(line string) (int, bool) {
+	id, ok := strings.CutPrefix(line, "id: ")
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(id)
+	return i, err == nil
+}
+
+// follow reads one stream from after the event last until it has the n
+// chunks from index first (index reads one from a line), and returns when
+// each arrived.
+func follow(ctx context.Context, b *testing.B, hc *http.Client, url, last string, first, n int, ready *sync.WaitGroup, index func(string) (int, bool)) []time.Time {
 	at := make([]time.Time, n)
 	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
-	req.Header.Set("Last-Event-ID", strconv.Itoa(last))
+	if last != "" {
+		req.Header.Set("Last-Event-ID", last)
+	}
 	res, err := hc.Do(req)
 	if err != nil {
 		ready.Done()
@@ -92,9 +105,9 @@ func follow(ctx context.Context, b *testing.B, hc *http.Client, url string, last
 		case !isLive && line == "event: live":
 			isLive = true
 			ready.Done()
-		case strings.HasPrefix(line, "id: "):
-			i, _ := strconv.Atoi(line[4:])
-			if i-first >= 0 && i-first < n && at[i-first].IsZero() {
+		case isLive:
+			i, ok := index(line)
+			if ok && i-first >= 0 && i-first < n && at[i-first].IsZero() {
 				at[i-first] = time.Now()
 				if seen++; seen == n {
 					return at

@@ -47,9 +47,7 @@ func (s *Server) v1RunEvents(w http.ResponseWriter, r *http.Request) {
 		v1Errorf(w, r, http.StatusBadRequest, "%s", sentence(err.Error()))
 		return
 	}
-	if s.subscribers.Add(1) > s.maxSubscribers {
-		s.subscribers.Add(-1)
-		v1Errorf(w, r, http.StatusTooManyRequests, "This server holds %d event streams already, its limit; try again later.", s.maxSubscribers)
+	if !s.subscribe(w, r) {
 		return
 	}
 	defer s.subscribers.Add(-1)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -50,7 +49,7 @@ func BenchmarkSSEFanoutRun(b *testing.B) {
 			done.Add(1)
 			go func() {
 				defer done.Done()
-				got[k] = followRun(ctx, b, hc, url, first, commits, &ready)
+				got[k] = follow(ctx, b, hc, url, "", first, commits, &ready, runIndex)
 			}()
 		}
 		ready.Wait()
@@ -77,41 +76,13 @@ func BenchmarkSSEFanoutRun(b *testing.B) {
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 }
 
-// followRun reads a run stream until it has the n chunks of the agent's
-// session from index first, and returns when each arrived.
-func followRun(ctx context.Context, b *testing.B, hc *http.Client, url string, first, n int, ready *sync.WaitGroup) []time.Time {
-	at := make([]time.Time, n)
-	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
-	res, err := hc.Do(req)
-	if err != nil {
-		ready.Done()
-		b.Error(err)
-		return at
+// runIndex reads a run stream's chunk index from its data line.
+func runIndex(line string) (int, bool) {
+	if !strings.HasPrefix(line, `data: {"session":`) {
+		return 0, false
 	}
-	defer res.Body.Close()
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	isLive, seen := false, 0
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case !isLive && line == "event: live":
-			isLive = true
-			ready.Done()
-		case isLive && strings.HasPrefix(line, `data: {"session":`):
-			_, rest, _ := strings.Cut(line, `"index":`)
-			num, _, _ := strings.Cut(rest, ",")
-			i, _ := strconv.Atoi(num)
-			if i-first >= 0 && i-first < n && at[i-first].IsZero() {
-				at[i-first] = time.Now()
-				if seen++; seen == n {
-					return at
-				}
-			}
-		}
-	}
-	if !isLive {
-		ready.Done()
-	}
-	return at
+	_, rest, _ := strings.Cut(line, `"index":`)
+	num, _, _ := strings.Cut(rest, ",")
+	i, err := strconv.Atoi(num)
+	return i, err == nil
 }
