@@ -159,13 +159,23 @@ func resumeAfterKill(t *testing.T, home, storeURL string) {
 	child.Wait()
 	killed = true
 
-	got := statuses(t, rt, run)
-	if len(got) < 2 {
-		t.Fatalf("the run's sessions: %v", got)
-	}
-	for id, st := range got {
-		if st != rath.StatusInterrupted {
-			t.Fatalf("after the kill, %s is %s, not interrupted: %v", id, st, got)
+	// PostgreSQL frees a killed process's advisory lock once its backend
+	// notices the closed connection: a moment after the kill.
+	var got map[session.ID]store.Status
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		got = statuses(t, rt, run)
+		if len(got) < 2 {
+			t.Fatalf("the run's sessions: %v", got)
+		}
+		interrupted := true
+		for _, st := range got {
+			interrupted = interrupted && st == rath.StatusInterrupted
+		}
+		if interrupted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("15 s after the kill, the run's sessions are %v, not all interrupted", got)
 		}
 	}
 
