@@ -77,6 +77,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, o options) *app {
 		a.submitCmd(), a.workerCmd(), a.statusCmd(), a.cancelCmd(), a.approveCmd(), a.pendingCmd(), a.reviewCmd(), a.sandboxesCmd(),
 		a.memoryCmd(), a.doctorCmd())
 	root.AddCommand(a.scheduleCmd())
+	root.AddCommand(a.webhooksCmd())
 	for _, add := range o.commands {
 		root.AddCommand(add(Env{a}))
 	}

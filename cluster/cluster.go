@@ -46,6 +46,9 @@ type Options struct {
 	// ScheduleEvery is how often each worker looks for schedules due
 	// (default 1 s): a tick fires within about this long of its time.
 	ScheduleEvery time.Duration
+	// WebhookBackoff is the wait before a failed webhook delivery's first
+	// retry (default 5 s), doubling with each attempt up to 10 minutes.
+	WebhookBackoff time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -67,6 +70,9 @@ func (o Options) withDefaults() Options {
 	if o.ScheduleEvery <= 0 {
 		o.ScheduleEvery = time.Second
 	}
+	if o.WebhookBackoff <= 0 {
+		o.WebhookBackoff = 5 * time.Second
+	}
 	return o
 }
 
@@ -81,8 +87,9 @@ type Cluster struct {
 	host string
 	log  *slog.Logger
 
-	cache liveCache // live workers, for routing
-	idem  idemLocks // keyed submissions in progress (idem.go)
+	cache liveCache    // live workers, for routing
+	idem  idemLocks    // keyed submissions in progress (idem.go)
+	hooks webhookCache // the webhooks, listed at most once a second (webhook_event.go)
 
 	remoteMu sync.Mutex
 	remote   map[session.ID]map[string]string // remote sandboxes created here, per run

@@ -99,6 +99,7 @@ func (c *Cluster) finishCancel(ctx context.Context, run *Run, who string) error 
 	if err := run.move(ctx, c.rt.Store, StateCancelled); err != nil {
 		return err
 	}
+	c.runEvent(ctx, run)
 	c.ended(ctx, run)
 	_ = store.MoveTo(ctx, c.rt.Store, run.ID, store.StatusFailed)
 	c.log.Info("run cancelled", "run", run.ID, "by", who)
@@ -224,7 +225,11 @@ func (c *Cluster) continueWith(ctx context.Context, run *Run, s *session.Session
 		if err := st.Commit(fctx, s, prev); err != nil {
 			return err
 		}
-		return run.move(fctx, st, StateUnroutable)
+		if err := run.move(fctx, st, StateUnroutable); err != nil {
+			return err
+		}
+		c.runEvent(ctx, run)
+		return nil
 	}
 	if c.pg != nil {
 		run.State, run.Since = StateQueued, time.Now().UTC()
@@ -232,8 +237,11 @@ func (c *Cluster) continueWith(ctx context.Context, run *Run, s *session.Session
 		if err != nil {
 			return err
 		}
-		_, err = commitAndEnqueuePG(fctx, c.q, c.pg, commitJob{s: s, prev: prev, run: string(run.ID), queue: r.Queue, labels: labels})
-		return err
+		if _, err = commitAndEnqueuePG(fctx, c.q, c.pg, commitJob{s: s, prev: prev, run: string(run.ID), queue: r.Queue, labels: labels}); err != nil {
+			return err
+		}
+		c.runEvent(ctx, run)
+		return nil
 	}
 	if err := run.move(fctx, st, StateQueued); err != nil {
 		return err
@@ -241,6 +249,7 @@ func (c *Cluster) continueWith(ctx context.Context, run *Run, s *session.Session
 	if err := st.Commit(fctx, s, prev); err != nil {
 		return err
 	}
+	c.runEvent(ctx, run)
 	_, err = c.enqueue(ctx, run.ID, r.Queue) // unfenced: a worker may take the job at once
 	return err
 }

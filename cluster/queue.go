@@ -56,6 +56,10 @@ type queue interface {
 	// ping checks the database.
 	ping(ctx context.Context) error
 	close() error
+	// insertMany inserts other jobs (webhook deliveries, webhook_event.go).
+	insertMany(ctx context.Context, params []river.InsertManyParams) error
+	// jobs lists jobs.
+	jobs(ctx context.Context, p *river.JobListParams) (*river.JobListResult, error)
 }
 
 // txer is what the cluster does in its own transactions of a driver.

@@ -171,6 +171,7 @@ func (c *Cluster) routeWaiting(ctx context.Context, run *Run, r routing) error {
 	if err := run.move(fctx, st, StateQueued); err != nil {
 		return err
 	}
+	c.runEvent(ctx, run)
 	_, err = c.enqueue(ctx, run.ID, r.Queue) // unfenced: a worker may take the job at once
 	return err
 }

@@ -144,6 +144,7 @@ func (c *Cluster) requeue(ctx, fctx context.Context, run *Run, note session.Chun
 	if err := run.save(fctx, st, uncancel...); err != nil {
 		return err
 	}
+	c.runEvent(ctx, run)
 	if r.Queue == "" {
 		return nil
 	}
@@ -163,6 +164,9 @@ func (c *Cluster) requeuePG(fctx context.Context, run *Run, note session.Chunk, 
 	if err != nil {
 		return err
 	}
-	_, err = commitAndEnqueuePG(fctx, c.q, c.pg, commitJob{s: ledger.Append(note), prev: ledger.Head(), run: string(run.ID), queue: queue, labels: labels})
-	return err
+	if _, err = commitAndEnqueuePG(fctx, c.q, c.pg, commitJob{s: ledger.Append(note), prev: ledger.Head(), run: string(run.ID), queue: queue, labels: labels}); err != nil {
+		return err
+	}
+	c.runEvent(fctx, run)
+	return nil
 }

@@ -129,6 +129,7 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	if err := run.move(fctx, st, StateRunning); err != nil {
 		return w.lost(err)
 	}
+	w.c.runEvent(ctx, run)
 
 	sctx := fctx
 	g := &gate{max: int64(w.c.opts.SliceSteps), deadline: time.Now().Add(w.c.opts.SliceTime), drain: &w.draining}
@@ -223,6 +224,7 @@ func (w *Worker) settle(ctx, fctx context.Context, run *Run, out *session.Sessio
 		if merr := run.move(fctx, st, StateDone); merr != nil {
 			return w.lost(merr)
 		}
+		w.c.runEvent(ctx, run)
 		w.c.ended(fctx, run)
 		w.c.log.Info("run done", "run", run.ID, "worker", w.info.ID, "output", out.ID())
 		return nil
@@ -236,6 +238,7 @@ func (w *Worker) settle(ctx, fctx context.Context, run *Run, out *session.Sessio
 		if merr := run.move(fctx, st, StateNeedsReview); merr != nil {
 			return w.lost(merr)
 		}
+		w.c.runEvent(ctx, run)
 		w.c.parkRemote(fctx, run)
 		w.c.log.Warn("run needs review", "run", run.ID, "err", err)
 		return nil
@@ -247,6 +250,7 @@ func (w *Worker) settle(ctx, fctx context.Context, run *Run, out *session.Sessio
 		if merr := run.move(fctx, st, StateWaitingApproval); merr != nil {
 			return w.lost(merr)
 		}
+		w.c.runEvent(ctx, run)
 		w.c.parkRemote(fctx, run)
 		return nil
 	case errors.Is(err, store.ErrFenced):
@@ -273,6 +277,7 @@ func (c *Cluster) fail(ctx context.Context, run *Run, out *session.Session, err 
 	if merr := run.move(ctx, c.rt.Store, StateFailed); merr != nil {
 		return merr
 	}
+	c.runEvent(ctx, run)
 	c.ended(ctx, run)
 	c.log.Warn("run failed", "run", run.ID, "err", err)
 	return nil

@@ -54,6 +54,7 @@ func (c *Cluster) submitPrepared(ctx context.Context, p *prepared) (session.ID, 
 		if err := submitPG(ctx, c.q, c.pg, []*prepared{p}); err != nil {
 			return "", fmt.Errorf("cluster: submit %s: %w", name, err)
 		}
+		c.runEvent(ctx, p.run)
 		return p.run.ID, nil
 	}
 	return c.submitOne(ctx, p)
@@ -99,6 +100,7 @@ func (c *Cluster) SubmitMany(ctx context.Context, name string, runs []SubmitOpti
 			if err := submitPG(ctx, c.q, c.pg, routed); err != nil {
 				return ids, fmt.Errorf("cluster: submit %s: %w", name, err)
 			}
+			c.runEvents(ctx, routed)
 		}
 		for _, p := range batch {
 			ids = append(ids, p.run.ID)
@@ -161,6 +163,7 @@ func (c *Cluster) submitOne(ctx context.Context, p *prepared) (session.ID, error
 	if err := c.rt.Store.SetLabels(ctx, p.run.ID, p.labels); err != nil {
 		return "", fmt.Errorf("cluster: run %s: %w", p.run.ID, err)
 	}
+	c.runEvent(ctx, p.run)
 	if p.queue != "" {
 		if _, err := c.enqueue(ctx, p.run.ID, p.queue); err != nil {
 			return p.run.ID, err

@@ -97,8 +97,11 @@ func (c *Cluster) NewWorker(ctx context.Context, o WorkerOptions) (*Worker, erro
 	if err := river.AddWorkerSafely(workers, &runWorker{w: w}); err != nil {
 		return nil, err
 	}
+	if err := river.AddWorkerSafely(workers, newWebhookWorker(c)); err != nil {
+		return nil, err
+	}
 	cfg := c.riverConfig(workers, o.ID, o.Concurrency)
-	cfg.Queues = map[string]river.QueueConfig{w.info.Pool: {MaxWorkers: o.Concurrency}}
+	cfg.Queues = map[string]river.QueueConfig{w.info.Pool: {MaxWorkers: o.Concurrency}, WebhookQueue: {MaxWorkers: webhookWorkers}}
 	q, err := c.openQueue(ctx, cfg)
 	if err != nil {
 		return nil, err

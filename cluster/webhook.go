@@ -1,0 +1,213 @@
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+)
+
+// Webhooks. A webhook subscribes a URL to run events: each change of a
+// run's state is POSTed to it by a worker, as a River job of its own
+// (webhook_deliver.go), signed with the webhook's secret. A webhook is a
+// session of the store (LabelKind "webhook") whose labels hold its record
+// (LabelWebhookRecord) and its secret (LabelWebhookSecret, kept to sign
+// deliveries; never listed). Removing it wipes both and closes the session.
+
+// Labels of a webhook's session.
+const (
+	// LabelWebhookRecord holds a webhook's record as JSON (without its
+	// secret); empty once it is removed.
+	LabelWebhookRecord = "rath.cluster.webhook.record"
+	// LabelWebhookSecret holds the secret its deliveries are signed with.
+	LabelWebhookSecret = "rath.cluster.webhook.secret"
+)
+
+// kindWebhook is LabelKind's value on a webhook's session.
+const kindWebhook = "webhook"
+
+// EventRunState is the event a webhook receives when a run's state
+// changes.
+const EventRunState = "run.state"
+
+var (
+	// ErrBadWebhook: a webhook's URL or events are not valid.
+	ErrBadWebhook = errors.New("cluster: bad webhook")
+	// ErrNoWebhook: no webhook has that id.
+	ErrNoWebhook = errors.New("cluster: no such webhook")
+)
+
+// Webhook subscribes URL to the run events of Events. The JSON form is
+// what the store keeps and lists (never the secret).
+type Webhook struct {
+	ID  session.ID `json:"id"`
+	URL string     `json:"url"`
+	// Events are the run states delivered ("done", "failed", ...); empty
+	// for all.
+	Events  []string  `json:"events,omitempty"`
+	Created time.Time `json:"created"`
+	// Secret signs the deliveries (HMAC-SHA256, see SignWebhook): 32
+	// random bytes in hex, returned once by AddWebhook.
+	Secret string `json:"-"`
+}
+
+// wants reports whether the webhook delivers state s.
+func (h *Webhook) wants(s State) bool {
+	return len(h.Events) == 0 || slices.Contains(h.Events, string(s))
+}
+
+// checkWebhook validates a webhook's URL and events; its errors wrap
+// ErrBadWebhook.
+func checkWebhook(raw string, events []string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%w: url %q: %w", ErrBadWebhook, raw, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%w: url %q is not an absolute http(s) URL", ErrBadWebhook, raw)
+	}
+	known := []State{StateQueued, StateUnroutable, StateRunning, StateWaitingApproval, StateNeedsReview,
+		StateCancelled, StateFailed, StateDone}
+	for _, e := range events {
+		if !slices.Contains(known, State(e)) {
+			return fmt.Errorf("%w: event %q is not a run state (%s)", ErrBadWebhook, e, joinStates(known))
+		}
+	}
+	return nil
+}
+
+func joinStates(ss []State) string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = string(s)
+	}
+	return strings.Join(out, ", ")
+}
+
+// AddWebhook subscribes url (absolute http or https) to the run states
+// events (none: all) and returns the webhook with its Secret — the only
+// time the secret is returned. An invalid url or event is an error
+// wrapping ErrBadWebhook.
+func (c *Cluster) AddWebhook(ctx context.Context, rawURL string, events []string) (*Webhook, error) {
+	events = slices.Compact(slices.Sorted(slices.Values(events)))
+	if err := checkWebhook(rawURL, events); err != nil {
+		return nil, err
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, fmt.Errorf("cluster: add webhook: %w", err)
+	}
+	st := c.rt.Store
+	ses := session.New().Append(session.Note("webhook for " + rawURL))
+	if err := st.Commit(ctx, ses, ""); err != nil {
+		return nil, fmt.Errorf("cluster: add webhook: %w", err)
+	}
+	h := &Webhook{ID: ses.ID(), URL: rawURL, Events: events, Created: time.Now().UTC(), Secret: hex.EncodeToString(secret)}
+	rec, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
+	labels := map[string]string{LabelKind: kindWebhook, LabelWebhookRecord: string(rec), LabelWebhookSecret: h.Secret}
+	if err := st.SetLabels(ctx, h.ID, labels); err != nil {
+		return nil, fmt.Errorf("cluster: add webhook: %w", err)
+	}
+	if err := store.MoveTo(ctx, st, h.ID, store.StatusActive); err != nil {
+		return nil, fmt.Errorf("cluster: add webhook: %w", err)
+	}
+	c.hooks.reset()
+	c.log.Info("webhook added", "webhook", h.ID, "url", h.URL)
+	return h, nil
+}
+
+// Webhooks lists the cluster's webhooks, oldest first, without their
+// secrets.
+func (c *Cluster) Webhooks(ctx context.Context) ([]Webhook, error) {
+	hs, err := c.webhooks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range hs {
+		hs[i].Secret = ""
+	}
+	return hs, nil
+}
+
+// webhooks lists the webhooks with their secrets.
+func (c *Cluster) webhooks(ctx context.Context) ([]Webhook, error) {
+	f := store.Filter{Labels: map[string]string{LabelKind: kindWebhook}, Status: []store.Status{store.StatusOpen, store.StatusActive}}
+	infos, err := c.rt.Store.List(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: list webhooks: %w", err)
+	}
+	out := make([]Webhook, 0, len(infos))
+	for _, info := range infos {
+		h, err := webhookOf(info)
+		if err != nil {
+			continue // removed as it was listed
+		}
+		out = append(out, *h)
+	}
+	slices.SortFunc(out, func(a, b Webhook) int {
+		if d := a.Created.Compare(b.Created); d != 0 {
+			return d
+		}
+		return strings.Compare(string(a.ID), string(b.ID))
+	})
+	return out, nil
+}
+
+// webhook reads the webhook id with its secret; a removed or unknown one
+// is an error wrapping ErrNoWebhook.
+func (c *Cluster) webhook(ctx context.Context, id session.ID) (*Webhook, error) {
+	info, err := c.rt.Store.Info(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %s", ErrNoWebhook, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cluster: webhook %s: %w", id, err)
+	}
+	return webhookOf(info)
+}
+
+// webhookOf reads a webhook from its session's Info; one removed is an
+// error wrapping ErrNoWebhook.
+func webhookOf(info store.Info) (*Webhook, error) {
+	raw := info.Labels[LabelWebhookRecord]
+	if raw == "" || info.Labels[LabelKind] != kindWebhook {
+		return nil, fmt.Errorf("%w: %s", ErrNoWebhook, info.ID)
+	}
+	var h Webhook
+	if err := json.Unmarshal([]byte(raw), &h); err != nil {
+		return nil, fmt.Errorf("cluster: webhook %s: its record is malformed: %w", info.ID, err)
+	}
+	h.ID, h.Secret = info.ID, info.Labels[LabelWebhookSecret]
+	return &h, nil
+}
+
+// RemoveWebhook unsubscribes the webhook id: its record and secret are
+// wiped and its session closed (its deliveries still list). An unknown or
+// removed id is an error wrapping ErrNoWebhook.
+func (c *Cluster) RemoveWebhook(ctx context.Context, id session.ID) error {
+	if _, err := c.webhook(ctx, id); err != nil {
+		return err
+	}
+	st := c.rt.Store
+	if err := st.SetLabels(ctx, id, map[string]string{LabelWebhookRecord: "", LabelWebhookSecret: ""}); err != nil {
+		return fmt.Errorf("cluster: remove webhook %s: %w", id, err)
+	}
+	c.hooks.reset()
+	c.log.Info("webhook removed", "webhook", id)
+	if err := store.MoveTo(ctx, st, id, store.StatusClosed); err != nil {
+		return fmt.Errorf("cluster: remove webhook %s: close its session: %w", id, err)
+	}
+	return nil
+}
