@@ -124,6 +124,14 @@ func (m *memRuns) AddSchedule(_ context.Context, req server.ScheduleRequest) (an
 func (m *memRuns) PauseSchedule(_ context.Context, name string, paused bool) (any, error) {
 	return Schedule{Name: name, Paused: paused}, nil
 }
+func (m *memRuns) Webhooks(context.Context) (any, error) { return []any{}, nil }
+func (m *memRuns) AddWebhook(context.Context, server.WebhookRequest) (any, error) {
+	return nil, fmt.Errorf("no webhooks here: %w", server.ErrUnsupported)
+}
+func (m *memRuns) RemoveWebhook(context.Context, session.ID) error { return server.ErrUnsupported }
+func (m *memRuns) Deliveries(context.Context, session.ID, int) (any, error) {
+	return []any{}, nil
+}
 func (m *memRuns) RemoveSchedule(_ context.Context, name string) error {
 	if name != "nightly" {
 		return fmt.Errorf("schedule %s: %w", name, store.ErrNotFound)

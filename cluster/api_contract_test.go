@@ -9,11 +9,15 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/openrath/rath/client"
+	"github.com/openrath/rath/cluster"
 	"github.com/openrath/rath/session"
 )
 
@@ -321,6 +325,79 @@ func TestSchedulesOverAPI(t *testing.T) {
 		}
 		if err := c.RemoveSchedule(ctx, "every-second"); !errors.Is(err, client.ErrNotFound) {
 			t.Fatalf("removed twice: %v", err)
+		}
+	})
+}
+
+// A webhook added through the API gets a run's state changes, signed with
+// the secret the API answered once; its deliveries are listed; it is
+// removed.
+func TestWebhooksOverAPI(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		base := e.serve("api")
+		var mu sync.Mutex
+		var states []string
+		var bad error
+		var secret string
+		recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			defer mu.Unlock()
+			if err := cluster.VerifyWebhook(secret, r.Header, body, time.Minute); err != nil {
+				bad = err
+			}
+			var ev cluster.WebhookEvent
+			_ = json.Unmarshal(body, &ev)
+			if ev.Run != nil {
+				states = append(states, string(ev.Run.State))
+			}
+		}))
+		defer recv.Close()
+		var added struct {
+			ID     session.ID `json:"id"`
+			Secret string     `json:"secret"`
+		}
+		mu.Lock()
+		res, err := http.Post(base+"/v1/webhooks", "application/json", strings.NewReader(`{"url": "`+recv.URL+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != http.StatusCreated || json.NewDecoder(res.Body).Decode(&added) != nil || added.Secret == "" {
+			t.Fatalf("POST /v1/webhooks: %d %+v", res.StatusCode, added)
+		}
+		res.Body.Close()
+		secret = added.Secret
+		mu.Unlock()
+
+		e.worker("a")
+		id := e.submit(`{"steps":1,"latency_ms":1,"idempotent":true}`)
+		e.waitState(id, cluster.StateDone, 30*time.Second)
+		e.waitFor("the done delivery", 30*time.Second, func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Contains(states, "done")
+		})
+		mu.Lock()
+		if bad != nil {
+			t.Fatalf("a delivery's signature: %v", bad)
+		}
+		mu.Unlock()
+		var ds struct {
+			Items []cluster.Delivery `json:"items"`
+		}
+		res, err = http.Get(base + "/v1/webhooks/" + string(added.ID) + "/deliveries")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.NewDecoder(res.Body).Decode(&ds); err != nil || len(ds.Items) == 0 {
+			t.Fatalf("deliveries: %+v %v", ds, err)
+		}
+		res.Body.Close()
+		if status, _ := rawCall(t, "DELETE", base+"/v1/webhooks/"+string(added.ID), "", nil); status != http.StatusNoContent {
+			t.Fatalf("DELETE: %d", status)
+		}
+		if status, code := rawCall(t, "DELETE", base+"/v1/webhooks/"+string(added.ID), "", nil); status != 404 || code != "not_found" {
+			t.Fatalf("DELETE again: %d %s", status, code)
 		}
 	})
 }

@@ -54,6 +54,22 @@ type Runs interface {
 	AddSchedule(ctx context.Context, req ScheduleRequest) (any, error)
 	PauseSchedule(ctx context.Context, name string, paused bool) (any, error)
 	RemoveSchedule(ctx context.Context, name string) error
+	// Webhooks lists the webhooks (no secrets); AddWebhook subscribes a
+	// URL to run events and returns the webhook with its secret, the only
+	// time it is shown; RemoveWebhook unsubscribes one; Deliveries lists
+	// one's deliveries, newest first, with their outcomes.
+	Webhooks(ctx context.Context) (any, error)
+	AddWebhook(ctx context.Context, req WebhookRequest) (any, error)
+	RemoveWebhook(ctx context.Context, id session.ID) error
+	Deliveries(ctx context.Context, id session.ID, limit int) (any, error)
+}
+
+// WebhookRequest is the body of POST /v1/webhooks.
+type WebhookRequest struct {
+	// URL is the absolute http(s) URL deliveries are POSTed to.
+	URL string `json:"url"`
+	// Events are the run states delivered (all if empty).
+	Events []string `json:"events,omitempty"`
 }
 
 // ScheduleRequest is the body of POST /v1/schedules.

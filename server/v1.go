@@ -43,6 +43,10 @@ var v1Routes = []v1Route{
 	{"POST", "/v1/schedules/{name}/pause", (*Server).v1PauseSchedule},
 	{"POST", "/v1/schedules/{name}/resume", (*Server).v1ResumeSchedule},
 	{"DELETE", "/v1/schedules/{name}", (*Server).v1RemoveSchedule},
+	{"GET", "/v1/webhooks", (*Server).v1Webhooks},
+	{"POST", "/v1/webhooks", (*Server).v1AddWebhook},
+	{"DELETE", "/v1/webhooks/{id}", (*Server).v1RemoveWebhook},
+	{"GET", "/v1/webhooks/{id}/deliveries", (*Server).v1Deliveries},
 }
 
 // v1 is the handler of /v1: the routes, a JSON 405 for a route's other

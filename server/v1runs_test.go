@@ -27,6 +27,7 @@ type v1FakeRun struct {
 // v1FakeRuns keeps runs in memory, newest first, and records what it was
 // asked; it knows one workflow, "echo".
 type v1FakeRuns struct {
+	hooks     map[session.ID]WebhookRequest
 	schedules map[string]*ScheduleRequest
 	// st, if set, is where runs' sessions are (RunSessions lists those
 	// labelled rath.run with the run).
@@ -231,6 +232,44 @@ func (f *v1FakeRuns) RemoveSchedule(_ context.Context, name string) error {
 	}
 	delete(f.schedules, name)
 	return nil
+}
+
+func (f *v1FakeRuns) Webhooks(context.Context) (any, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := []map[string]any{}
+	for id, h := range f.hooks {
+		out = append(out, map[string]any{"id": id, "url": h.URL})
+	}
+	return out, nil
+}
+
+func (f *v1FakeRuns) AddWebhook(_ context.Context, req WebhookRequest) (any, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !strings.HasPrefix(req.URL, "http") {
+		return nil, fmt.Errorf("%w: %q is not an http(s) URL", ErrInvalid, req.URL)
+	}
+	if f.hooks == nil {
+		f.hooks = map[session.ID]WebhookRequest{}
+	}
+	id := session.NewID()
+	f.hooks[id] = req
+	return map[string]any{"id": id, "url": req.URL, "secret": "s3cret"}, nil
+}
+
+func (f *v1FakeRuns) RemoveWebhook(_ context.Context, id session.ID) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.hooks[id]; !ok {
+		return fmt.Errorf("webhook %s: %w", id, store.ErrNotFound)
+	}
+	delete(f.hooks, id)
+	return nil
+}
+
+func (f *v1FakeRuns) Deliveries(_ context.Context, id session.ID, limit int) (any, error) {
+	return []map[string]any{{"id": 1, "outcome": "delivered", "limit": limit}}, nil
 }
 
 func (f *v1FakeRuns) set(id session.ID, state string) {
@@ -453,4 +492,38 @@ func TestV1Schedules(t *testing.T) {
 	}
 	call(t, "DELETE", ts.URL+"/v1/schedules/nightly", "").wantV1Error(t, http.StatusNotFound, CodeNotFound)
 	call(t, "POST", ts.URL+"/v1/schedules/nightly/pause", `{}`).wantV1Error(t, http.StatusNotFound, CodeNotFound)
+}
+
+// Webhooks are added (the secret answered once), listed, their deliveries
+// read and removed; a bad URL is 400, an unknown webhook 404.
+func TestV1Webhooks(t *testing.T) {
+	runs := &v1FakeRuns{}
+	_, ts := newTestServer(t, openStore(t), Options{Runs: runs})
+	var added struct {
+		ID     session.ID `json:"id"`
+		Secret string     `json:"secret"`
+	}
+	res := call(t, "POST", ts.URL+"/v1/webhooks", `{"url": "https://example.com/hook", "events": ["done"]}`)
+	res.want(t, http.StatusCreated, &added)
+	if added.Secret == "" || res.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("added %+v, Cache-Control %q", added, res.header.Get("Cache-Control"))
+	}
+	call(t, "POST", ts.URL+"/v1/webhooks", `{"url": "ftp://example.com"}`).wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+	call(t, "POST", ts.URL+"/v1/webhooks", `{"url": "https://x", "secret": "mine"}`).wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+	var list struct {
+		Items []map[string]any `json:"items"`
+	}
+	call(t, "GET", ts.URL+"/v1/webhooks", "").want(t, http.StatusOK, &list)
+	if len(list.Items) != 1 || list.Items[0]["secret"] != nil {
+		t.Fatalf("list: %+v", list)
+	}
+	call(t, "GET", ts.URL+"/v1/webhooks/"+string(added.ID)+"/deliveries?limit=7", "").want(t, http.StatusOK, &list)
+	if len(list.Items) != 1 || list.Items[0]["limit"] != float64(7) {
+		t.Fatalf("deliveries: %+v", list)
+	}
+	call(t, "GET", ts.URL+"/v1/webhooks/"+string(added.ID)+"/deliveries?limit=999", "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+	if res := call(t, "DELETE", ts.URL+"/v1/webhooks/"+string(added.ID), ""); res.status != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", res.status, res.body)
+	}
+	call(t, "DELETE", ts.URL+"/v1/webhooks/"+string(added.ID), "").wantV1Error(t, http.StatusNotFound, CodeNotFound)
 }

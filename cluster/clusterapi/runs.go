@@ -137,6 +137,40 @@ func (c clusterRuns) RemoveSchedule(ctx context.Context, name string) error {
 	return kindOf(c.cl.RemoveSchedule(ctx, name))
 }
 
+func (c clusterRuns) Webhooks(ctx context.Context) (any, error) {
+	hs, err := c.cl.Webhooks(ctx)
+	if hs == nil {
+		hs = []cluster.Webhook{}
+	}
+	return hs, kindOf(err)
+}
+
+// newWebhook is a webhook as it is added: with its secret, shown once.
+type newWebhook struct {
+	*cluster.Webhook
+	Secret string `json:"secret"`
+}
+
+func (c clusterRuns) AddWebhook(ctx context.Context, req server.WebhookRequest) (any, error) {
+	h, err := c.cl.AddWebhook(ctx, req.URL, req.Events)
+	if err != nil {
+		return nil, kindOf(err)
+	}
+	return newWebhook{Webhook: h, Secret: h.Secret}, nil
+}
+
+func (c clusterRuns) RemoveWebhook(ctx context.Context, id session.ID) error {
+	return kindOf(c.cl.RemoveWebhook(ctx, id))
+}
+
+func (c clusterRuns) Deliveries(ctx context.Context, id session.ID, limit int) (any, error) {
+	ds, err := c.cl.Deliveries(ctx, id, limit)
+	if ds == nil {
+		ds = []cluster.Delivery{}
+	}
+	return ds, kindOf(err)
+}
+
 // runFilter is q as the cluster lists runs.
 func runFilter(q server.RunQuery) cluster.RunFilter {
 	return cluster.RunFilter{State: cluster.State(q.State), Workflow: q.Workflow, Since: q.Since, Until: q.Until, Limit: q.Limit}
@@ -149,11 +183,11 @@ func kindOf(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, cluster.ErrNotARun), errors.Is(err, cluster.ErrNoSchedule):
+	case errors.Is(err, cluster.ErrNotARun), errors.Is(err, cluster.ErrNoSchedule), errors.Is(err, cluster.ErrNoWebhook):
 		return apiErr(err, store.ErrNotFound)
 	case errors.Is(err, cluster.ErrScheduleExists):
 		return apiErr(err, store.ErrConflict)
-	case errors.Is(err, cluster.ErrBadSchedule):
+	case errors.Is(err, cluster.ErrBadSchedule), errors.Is(err, cluster.ErrBadWebhook):
 		return apiErr(err, server.ErrInvalid)
 	case errors.Is(err, cluster.ErrNotWaiting), errors.Is(err, cluster.ErrFinal), errors.Is(err, cluster.ErrNotResumable):
 		return apiErr(err, store.ErrConflict)
