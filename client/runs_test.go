@@ -124,13 +124,17 @@ func (m *memRuns) AddSchedule(_ context.Context, req server.ScheduleRequest) (an
 func (m *memRuns) PauseSchedule(_ context.Context, name string, paused bool) (any, error) {
 	return Schedule{Name: name, Paused: paused}, nil
 }
-func (m *memRuns) Webhooks(context.Context) (any, error) { return []any{}, nil }
-func (m *memRuns) AddWebhook(context.Context, server.WebhookRequest) (any, error) {
-	return nil, fmt.Errorf("no webhooks here: %w", server.ErrUnsupported)
+func (m *memRuns) Webhooks(context.Context) (any, error) {
+	return []Webhook{{ID: "ses_01M8C3JJ5GZ16XG6TEF6ART55V", URL: "https://example.com/hook"}}, nil
 }
-func (m *memRuns) RemoveWebhook(context.Context, session.ID) error { return server.ErrUnsupported }
-func (m *memRuns) Deliveries(context.Context, session.ID, int) (any, error) {
-	return []any{}, nil
+func (m *memRuns) AddWebhook(_ context.Context, req server.WebhookRequest) (any, error) {
+	return Webhook{ID: session.NewID(), URL: req.URL, Events: req.Events, Secret: "s3cret"}, nil
+}
+func (m *memRuns) RemoveWebhook(_ context.Context, id session.ID) error {
+	return fmt.Errorf("webhook %s: %w", id, store.ErrNotFound)
+}
+func (m *memRuns) Deliveries(_ context.Context, id session.ID, limit int) (any, error) {
+	return []Delivery{{ID: int64(limit), Run: id, Outcome: "delivered", Status: 200}}, nil
 }
 func (m *memRuns) RemoveSchedule(_ context.Context, name string) error {
 	if name != "nightly" {
@@ -273,5 +277,31 @@ func TestSchedules(t *testing.T) {
 	}
 	if err := c.RemoveSchedule(ctx, "weekly"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("remove an unknown schedule: %v", err)
+	}
+}
+
+// Webhooks: the secret comes with the answer to the add; the list, the
+// deliveries and a refusal come through.
+func TestWebhooks(t *testing.T) {
+	_, ts := serve(t, server.Options{Runs: &memRuns{}}, nil)
+	c, err := New(ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t)
+	h, err := c.AddWebhook(ctx, "https://example.com/hook", []string{"done"})
+	if err != nil || h.Secret != "s3cret" || h.Events[0] != "done" {
+		t.Fatalf("add: %+v %v", h, err)
+	}
+	hs, err := c.Webhooks(ctx)
+	if err != nil || len(hs) != 1 || hs[0].Secret != "" {
+		t.Fatalf("list: %+v %v", hs, err)
+	}
+	ds, err := c.Deliveries(ctx, h.ID, 9)
+	if err != nil || len(ds) != 1 || ds[0].ID != 9 || ds[0].Run != h.ID || ds[0].Outcome != "delivered" {
+		t.Fatalf("deliveries: %+v %v", ds, err)
+	}
+	if err := c.RemoveWebhook(ctx, h.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("remove: %v", err)
 	}
 }
