@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/openrath/rath"
+	"github.com/openrath/rath/client"
 	"github.com/openrath/rath/cluster"
 )
 
@@ -51,7 +52,7 @@ with CRON_TZ=Zone ("CRON_TZ=Europe/Paris 0 9 * * 1-5").`,
 			if s.Workflow == "" || s.Cron == "" {
 				return usageErr("schedule add needs --workflow and --cron")
 			}
-			if _, err := rath.LookupWorkflow(s.Workflow); err != nil {
+			if _, err := rath.LookupWorkflow(s.Workflow); err != nil && !a.remote() {
 				return usageErr("--workflow: %v (registered: %s)", err, workflowNames())
 			}
 			var err error
@@ -65,9 +66,10 @@ with CRON_TZ=Zone ("CRON_TZ=Europe/Paris 0 9 * * 1-5").`,
 				}
 				s.Input = &text
 			}
-			return a.withCluster(ctx, func(cl *cluster.Cluster) error {
+			return a.withCluster(ctx, func(cl adminOps) error {
 				added, err := cl.AddSchedule(ctx, s)
-				if errors.Is(err, cluster.ErrBadSchedule) || errors.Is(err, cluster.ErrScheduleExists) {
+				if errors.Is(err, cluster.ErrBadSchedule) || errors.Is(err, cluster.ErrScheduleExists) ||
+					errors.Is(err, client.ErrInvalidArgument) || errors.Is(err, client.ErrConflict) {
 					return usageErr("%v", err)
 				}
 				if err != nil {
@@ -100,7 +102,7 @@ func (a *app) scheduleLsCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			return a.withCluster(ctx, func(cl *cluster.Cluster) error {
+			return a.withCluster(ctx, func(cl adminOps) error {
 				ss, err := cl.Schedules(ctx)
 				if err != nil {
 					return err
@@ -145,7 +147,7 @@ func (a *app) schedulePauseCmd(use, short string, pause bool) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			return a.withCluster(ctx, func(cl *cluster.Cluster) error {
+			return a.withCluster(ctx, func(cl adminOps) error {
 				s, err := cl.PauseSchedule(ctx, args[0], pause)
 				if err != nil {
 					return err
@@ -171,7 +173,7 @@ func (a *app) scheduleRmCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			return a.withCluster(ctx, func(cl *cluster.Cluster) error {
+			return a.withCluster(ctx, func(cl adminOps) error {
 				if err := cl.RemoveSchedule(ctx, args[0]); err != nil {
 					return err
 				}
@@ -185,12 +187,13 @@ func (a *app) scheduleRmCmd() *cobra.Command {
 	}
 }
 
-// withCluster opens the cluster, calls fn with it, and closes it.
-func (a *app) withCluster(ctx context.Context, fn func(cl *cluster.Cluster) error) error {
-	cl, err := a.cluster(ctx, cluster.Options{})
+// withCluster opens the cluster (the runtime's, or the --server's), calls
+// fn with it, and closes it.
+func (a *app) withCluster(ctx context.Context, fn func(cl adminOps) error) error {
+	ops, err := a.ops(ctx)
 	if err != nil {
 		return err
 	}
-	defer cl.Close()
-	return fn(cl)
+	defer ops.Close()
+	return fn(ops.(adminOps))
 }

@@ -39,7 +39,7 @@ retried with backoff, up to 8 attempts. The secret is shown only here.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			return a.withCluster(ctx, func(cl *cluster.Cluster) error {
+			return a.withCluster(ctx, func(cl adminOps) error {
 				h, err := cl.AddWebhook(ctx, args[0], events)
 				if errors.Is(err, cluster.ErrBadWebhook) {
 					return usageErr("%v", err)
@@ -71,7 +71,7 @@ func (a *app) webhooksLsCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			return a.withCluster(ctx, func(cl *cluster.Cluster) error {
+			return a.withCluster(ctx, func(cl adminOps) error {
 				hs, err := cl.Webhooks(ctx)
 				if err != nil {
 					return err
@@ -111,7 +111,7 @@ func (a *app) webhooksRmCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.withCluster(ctx, func(cl *cluster.Cluster) error {
+			return a.withCluster(ctx, func(cl adminOps) error {
 				if err := cl.RemoveWebhook(ctx, id); err != nil {
 					return err
 				}
@@ -137,7 +137,7 @@ func (a *app) webhooksDeliveriesCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.withCluster(ctx, func(cl *cluster.Cluster) error {
+			return a.withCluster(ctx, func(cl adminOps) error {
 				ds, err := cl.Deliveries(ctx, id, limit)
 				if err != nil {
 					return err

@@ -2,6 +2,8 @@ package cluster_test
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
@@ -74,6 +76,34 @@ func TestRemoteCLI(t *testing.T) {
 		if r := e.run(stuck); r.State != cluster.StateCancelled {
 			t.Fatalf("the cancelled run is %s", r.State)
 		}
+		// Schedules and webhooks, through the server too.
+		if _, errOut, code := remote(t, base, "schedule", "add", "hourly", "--workflow", "cluster", "--cron", "@hourly", "--input", `{"steps":1}`); code != 0 {
+			t.Fatalf("schedule add: exit %d: %s", code, errOut)
+		}
+		if out, errOut, code := remote(t, base, "schedule", "ls"); code != 0 || !strings.Contains(out, "hourly") || !strings.Contains(out, "@hourly") {
+			t.Fatalf("schedule ls: exit %d\n%s\n%s", code, out, errOut)
+		}
+		if _, _, code := remote(t, base, "schedule", "rm", "hourly"); code != 0 {
+			t.Fatal("schedule rm failed")
+		}
+		if s, _ := e.cl.Schedules(context.Background()); len(s) != 0 {
+			t.Fatalf("the schedule is still there: %+v", s)
+		}
+		out, errOut, code = remote(t, base, "--json", "webhooks", "add", "https://example.com/hook")
+		var hook struct {
+			ID     session.ID `json:"id"`
+			Secret string     `json:"secret"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &hook) != nil || hook.Secret == "" {
+			t.Fatalf("webhooks add: exit %d\n%s\n%s", code, out, errOut)
+		}
+		if out, _, code := remote(t, base, "webhooks", "ls"); code != 0 || !strings.Contains(out, "https://example.com/hook") || strings.Contains(out, hook.Secret) {
+			t.Fatalf("webhooks ls: exit %d\n%s", code, out)
+		}
+		if _, errOut, code := remote(t, base, "webhooks", "rm", string(hook.ID)); code != 0 {
+			t.Fatalf("webhooks rm: exit %d: %s", code, errOut)
+		}
+
 		// A wrong token is the server's refusal, said plainly.
 		cmd := exec.Command(rathBin, "--home", t.TempDir(), "--server", base, "--server-token", "nope", "status")
 		b, _ := cmd.CombinedOutput()
