@@ -119,10 +119,15 @@ func (a *Agent) Name() string { return a.cfg.Name }
 // Forward runs the agent on s and returns its output session: a new
 // session derived from s (lineage parent s, op "agent:<name>") holding the
 // whole run. On failure the returned session, if not nil, holds what was
-// done up to the failure, recorded as an error chunk.
+// done up to the failure, recorded as an error chunk. The run's events go
+// to the sink of WithEvents, if ctx has one.
 func (a *Agent) Forward(ctx context.Context, s *session.Session) (*session.Session, error) {
 	var out *session.Session
+	sink := eventSink(ctx)
 	for ev, err := range a.Run(ctx, s) {
+		if sink != nil && err == nil {
+			sink(a.cfg.Name, ev)
+		}
 		if ev.Session != nil {
 			out = ev.Session
 		}

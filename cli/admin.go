@@ -327,7 +327,7 @@ func (a *app) serveCmd() *cobra.Command {
 			if !noCluster {
 				copts := cluster.Options{}
 				if withWorker {
-					copts.Log = a.stderr
+					copts.Log, copts.Deltas = a.stderr, true
 				}
 				cl, err := cluster.Open(cmd.Context(), rt, copts)
 				if err != nil {

@@ -37,6 +37,7 @@ func (f *clusterFlags) add(c *cobra.Command) {
 	c.Flags().DurationVar(&f.opts.DeadAfter, "dead-after", 0, "silence after which a worker is taken for dead (default 10s)")
 	c.Flags().StringVar(&f.opts.Host, "host", "", "the name of this machine as the cluster knows it (default the hostname; set it where hostnames are not unique)")
 	c.Flags().DurationVar(&f.opts.Poll, "poll", 0, "how often workers look for jobs on SQLite (default 100ms)")
+	c.Flags().BoolVar(&f.opts.Deltas, "deltas", false, "publish runs' streamed model text to run event streams (across processes on PostgreSQL)")
 	c.Flags().DurationVar(&f.opts.WebhookBackoff, "webhook-backoff", 0, "wait before a failed webhook delivery's first retry, doubling up to 10m (default 5s)")
 }
 

@@ -124,6 +124,9 @@ func (m *memRuns) AddSchedule(_ context.Context, req server.ScheduleRequest) (an
 func (m *memRuns) PauseSchedule(_ context.Context, name string, paused bool) (any, error) {
 	return Schedule{Name: name, Paused: paused}, nil
 }
+func (m *memRuns) Deltas(context.Context, session.ID) (<-chan server.RunDelta, error) {
+	return nil, nil
+}
 func (m *memRuns) Webhooks(context.Context) (any, error) {
 	return []Webhook{{ID: "ses_01M8C3JJ5GZ16XG6TEF6ART55V", URL: "https://example.com/hook"}}, nil
 }

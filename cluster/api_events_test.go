@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -128,6 +129,56 @@ func TestRunEventsOverAPI(t *testing.T) {
 		rest, _, _ := readRun(t, c, run.ID, last, 0)
 		if fmt.Sprint(append(head, rest...)) != fmt.Sprint(replay) {
 			t.Fatalf("cut after five and resumed:\n%v\n%v\nwant\n%v", head, rest, replay)
+		}
+	})
+}
+
+// A run's streamed model text reaches its event stream as delta events,
+// all of it before the stream ends: from a worker in the server's process
+// (SQLite), and from a worker process with --deltas through PostgreSQL's
+// NOTIFY.
+func TestRunDeltasOverAPI(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		var base string
+		if strings.HasPrefix(e.store, "postgres") {
+			base = e.serve("api")
+			e.worker("a", "--deltas")
+		} else {
+			base = e.serve("api", "--worker")
+		}
+		c, err := client.New(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		for range 3 {
+			in := `{"steps":2,"latency_ms":200,"idempotent":true}` // the answer streams well after the reader is in
+			run, err := c.SubmitRun(ctx, client.RunRequest{Workflow: "cluster", Input: &in})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text strings.Builder
+			for ev, err := range c.RunEvents(ctx, run.ID, "").All() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ev.Name == "delta" {
+					if ev.ID != "" {
+						t.Fatalf("a delta with an id: %+v", ev)
+					}
+					var d struct {
+						Text string `json:"text"`
+					}
+					if err := json.Unmarshal(ev.Data, &d); err != nil {
+						t.Fatal(err)
+					}
+					text.WriteString(d.Text)
+				}
+			}
+			if text.String() != "recorded 2 effects" {
+				t.Fatalf("run %s streamed %q, want its answer", run.ID, text.String())
+			}
 		}
 	})
 }

@@ -43,6 +43,10 @@ type Options struct {
 	// Set it where hostnames are not unique (containers started from one
 	// image with a fixed hostname).
 	Host string
+	// Deltas makes this process's workers publish their runs' streamed
+	// model text (for run event streams: in the process, and across
+	// processes on PostgreSQL by NOTIFY), at most about every 100 ms a run.
+	Deltas bool
 	// ScheduleEvery is how often each worker looks for schedules due
 	// (default 1 s): a tick fires within about this long of its time.
 	ScheduleEvery time.Duration
@@ -87,9 +91,10 @@ type Cluster struct {
 	host string
 	log  *slog.Logger
 
-	cache liveCache    // live workers, for routing
-	idem  idemLocks    // keyed submissions in progress (idem.go)
-	hooks webhookCache // the webhooks, listed at most once a second (webhook_event.go)
+	cache  liveCache    // live workers, for routing
+	deltas deltaHub     // streamed model text, for run event streams (deltas.go)
+	idem   idemLocks    // keyed submissions in progress (idem.go)
+	hooks  webhookCache // the webhooks, listed at most once a second (webhook_event.go)
 
 	remoteMu sync.Mutex
 	remote   map[session.ID]map[string]string // remote sandboxes created here, per run
@@ -166,7 +171,10 @@ func (c *Cluster) riverConfig(workers *river.Workers, name string, n int) *river
 }
 
 // Close releases the cluster's River client (not the runtime).
-func (c *Cluster) Close() error { return c.q.close() }
+func (c *Cluster) Close() error {
+	c.deltas.stop()
+	return c.q.close()
+}
 
 // Runtime returns the runtime the cluster works on.
 func (c *Cluster) Runtime() *rath.Runtime { return c.rt }

@@ -136,6 +136,8 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	sctx = runctx.WithSlice(runctx.WithRecordedVerdicts(runctx.WithReview(sctx)), g.more)
 	sctx = flow.WithOutputLabels(sctx, map[string]string{rath.WorkflowLabel: run.Workflow})
 	sctx = runctx.WithWorkspaceJournal(sctx, w.c.newJournal(id))
+	sctx, endDeltas := w.c.withDeltas(sctx, id)
+	defer endDeltas()
 	bctx := sctx
 	if run.Input != nil {
 		bctx = rath.WithInput(sctx, *run.Input)
@@ -156,6 +158,8 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	} else {
 		out, err = replay.Resume(sctx, m, rst, id)
 	}
+	endDeltas() // published before the run moves on, so streams have them before its end
+
 	if err != nil || h.cancelled.Load() {
 		// Stopped by a cancel: from this worker's poll of the store, or
 		// from River reaching the job (rath cancel cancels it too).

@@ -62,6 +62,17 @@ type Runs interface {
 	AddWebhook(ctx context.Context, req WebhookRequest) (any, error)
 	RemoveWebhook(ctx context.Context, id session.ID) error
 	Deliveries(ctx context.Context, id session.ID, limit int) (any, error)
+	// Deltas delivers the text run id's models stream, as it comes, until
+	// ctx ends (nil: none to deliver). A slow reader loses deltas.
+	Deltas(ctx context.Context, id session.ID) (<-chan RunDelta, error)
+}
+
+// RunDelta is a piece of the text a run's model streams: a run stream's
+// "delta" event.
+type RunDelta struct {
+	Agent string `json:"agent"`
+	Step  int    `json:"step"`
+	Text  string `json:"text"`
 }
 
 // WebhookRequest is the body of POST /v1/webhooks.

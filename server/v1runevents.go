@@ -25,6 +25,7 @@ import (
 //	event: tool_call    data: ...                               an assistant turn that calls tools
 //	event: tool_result, approval, placement, decision, note, memory, compress,
 //	       user, system, assistant: the chunk of that kind; step_failed: an error chunk
+//	event: delta        data: {"agent", "step", "text"}   streamed model text, as it comes (no id)
 //	event: live         data: {"state"}       once the history is sent
 //	event: end          data: {"state"} or {"reason"}  when the run is over and sent, or the server stops
 //	event: error        data: {"error": {...}}            when the store fails
@@ -62,6 +63,11 @@ func (s *Server) v1RunEvents(w http.ResponseWriter, r *http.Request) {
 		v1Fail(w, r, err)
 		return
 	}
+	deltas, err := s.runs.Deltas(ctx, id)
+	if err != nil {
+		v1Fail(w, r, err)
+		return
+	}
 	rs := &runStream{s: s, run: id, out: &tailStream{w: w, rc: http.NewResponseController(w)}, cur: cur, ignored: map[session.ID]bool{}}
 	startEvents(w)
 	errBody := func(err error) any {
@@ -80,7 +86,7 @@ func (s *Server) v1RunEvents(w http.ResponseWriter, r *http.Request) {
 	if rs.out.event("live", "", map[string]string{"state": rs.cur.State}) != nil {
 		return
 	}
-	rs.follow(ctx, events, errBody)
+	rs.follow(ctx, events, deltas, errBody)
 }
 
 // runCursor is what a run stream's client has: the chunks sent of each
@@ -139,7 +145,7 @@ type runStream struct {
 // store stops delivering notifications or the server shuts down. The
 // run's state is also read again every clusterPoll, so a change the store
 // does not notify (a label write on SQLite by another process) shows.
-func (rs *runStream) follow(ctx context.Context, events <-chan store.Event, errBody func(error) any) {
+func (rs *runStream) follow(ctx context.Context, events <-chan store.Event, deltas <-chan RunDelta, errBody func(error) any) {
 	hb := time.NewTicker(rs.s.heartbeat)
 	defer hb.Stop()
 	poll := time.NewTicker(rs.s.clusterPoll)
@@ -157,6 +163,10 @@ func (rs *runStream) follow(ctx context.Context, events <-chan store.Event, errB
 			err = rs.out.write(": keep-alive\n\n")
 		case <-poll.C:
 			err = rs.refresh(ctx, RunView{})
+		case d := <-deltas:
+			// No id: a reconnect goes on from the last stored event; the
+			// step's model call holds the whole text.
+			err = rs.out.event("delta", "", d)
 		case ev, ok := <-events:
 			if !ok {
 				_ = rs.out.event("end", "", map[string]string{"reason": "the store stopped delivering notifications"})
@@ -171,7 +181,34 @@ func (rs *runStream) follow(ctx context.Context, events <-chan store.Event, errB
 			return
 		}
 		if final(rs.cur.State) {
+			rs.lastDeltas(deltas)
 			_ = rs.out.event("end", "", map[string]string{"state": rs.cur.State})
+			return
+		}
+	}
+}
+
+// deltaGrace is how long a stream whose run ended waits for the last of
+// its streamed text: published before the run's end, it travels another
+// way (another connection on PostgreSQL) and may come a moment after.
+const deltaGrace = 150 * time.Millisecond
+
+// lastDeltas sends the deltas that come until deltaGrace passes without
+// one.
+func (rs *runStream) lastDeltas(deltas <-chan RunDelta) {
+	if deltas == nil {
+		return
+	}
+	t := time.NewTimer(deltaGrace)
+	defer t.Stop()
+	for {
+		select {
+		case d := <-deltas:
+			if rs.out.event("delta", "", d) != nil {
+				return
+			}
+			t.Reset(deltaGrace)
+		case <-t.C:
 			return
 		}
 	}

@@ -182,3 +182,23 @@ func FuzzRunCursor(f *testing.F) {
 		}
 	})
 }
+
+// A run's streamed text comes as delta events, with no id: a reconnect
+// goes on from the last stored event.
+func TestV1RunDeltas(t *testing.T) {
+	st := openStore(t)
+	in := session.FromUser("go")
+	commit(t, st, in, "")
+	runs := &v1FakeRuns{st: st, deltas: make(chan RunDelta, 4), runs: []*v1FakeRun{{ID: in.ID(), Workflow: "w", State: "running", Created: time.Now().UTC()}}}
+	_, ts := newTestServer(t, st, Options{Runs: runs})
+	ch, stop := openEvents(t, ts.URL+"/v1/runs/"+string(in.ID())+"/events", "")
+	defer stop()
+	for next(t, ch).name != "live" {
+	}
+	runs.deltas <- RunDelta{Agent: "writer", Step: 2, Text: "Once upon"}
+	ev := next(t, ch)
+	var d RunDelta
+	if ev.name != "delta" || ev.id != "" || json.Unmarshal([]byte(ev.data), &d) != nil || d != (RunDelta{Agent: "writer", Step: 2, Text: "Once upon"}) {
+		t.Fatalf("delta event %+v", ev)
+	}
+}

@@ -27,6 +27,7 @@ type v1FakeRun struct {
 // v1FakeRuns keeps runs in memory, newest first, and records what it was
 // asked; it knows one workflow, "echo".
 type v1FakeRuns struct {
+	deltas    chan RunDelta
 	hooks     map[session.ID]WebhookRequest
 	schedules map[string]*ScheduleRequest
 	// st, if set, is where runs' sessions are (RunSessions lists those
@@ -270,6 +271,10 @@ func (f *v1FakeRuns) RemoveWebhook(_ context.Context, id session.ID) error {
 
 func (f *v1FakeRuns) Deliveries(_ context.Context, id session.ID, limit int) (any, error) {
 	return []map[string]any{{"id": 1, "outcome": "delivered", "limit": limit}}, nil
+}
+
+func (f *v1FakeRuns) Deltas(context.Context, session.ID) (<-chan RunDelta, error) {
+	return f.deltas, nil
 }
 
 func (f *v1FakeRuns) set(id session.ID, state string) {

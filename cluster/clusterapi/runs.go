@@ -171,6 +171,28 @@ func (c clusterRuns) Deliveries(ctx context.Context, id session.ID, limit int) (
 	return ds, kindOf(err)
 }
 
+func (c clusterRuns) Deltas(ctx context.Context, id session.ID) (<-chan server.RunDelta, error) {
+	in, err := c.cl.WatchDeltas(ctx, id)
+	if err != nil {
+		return nil, kindOf(err)
+	}
+	out := make(chan server.RunDelta, cap(in))
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case d := <-in:
+				select {
+				case out <- server.RunDelta{Agent: d.Agent, Step: d.Step, Text: d.Text}:
+				default: // a slow reader loses deltas
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
 // runFilter is q as the cluster lists runs.
 func runFilter(q server.RunQuery) cluster.RunFilter {
 	return cluster.RunFilter{State: cluster.State(q.State), Workflow: q.Workflow, Since: q.Since, Until: q.Until, Limit: q.Limit}
