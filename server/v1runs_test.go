@@ -532,3 +532,25 @@ func TestV1Webhooks(t *testing.T) {
 	}
 	call(t, "DELETE", ts.URL+"/v1/webhooks/"+string(added.ID), "").wantV1Error(t, http.StatusNotFound, CodeNotFound)
 }
+
+// FuzzV1Bodies: every /v1 request body that is not a session decodes to
+// its request or to one error, and a run request that decodes is either
+// refused by its check or has a workflow.
+func FuzzV1Bodies(f *testing.F) {
+	for _, seed := range []string{`{"workflow":"w","input":"x","needs":{"a":"b"}}`, `{"verdict":"approve","by":"a","head":"sha256:00"}`,
+		`{"verdict":"happened","by":"a","result":"r","call":"c"}`, `{"name":"n","workflow":"w","cron":"@hourly"}`, `{"url":"https://x","events":["done"]}`, `{"by":"a"}`, ``, `{}{}`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		if req, err := decodeBodyOf[RunRequest](strings.NewReader(body)); err == nil {
+			if req.check(nil) == nil && strings.TrimSpace(req.Workflow) == "" {
+				t.Fatalf("a run request with no workflow passed its check: %q", body)
+			}
+		}
+		_, _ = decodeBodyOf[ReviewRequest](strings.NewReader(body))
+		_, _ = decodeBodyOf[Verdict](strings.NewReader(body))
+		_, _ = decodeBodyOf[control](strings.NewReader(body))
+		_, _ = decodeBodyOf[ScheduleRequest](strings.NewReader(body))
+		_, _ = decodeBodyOf[WebhookRequest](strings.NewReader(body))
+	})
+}
