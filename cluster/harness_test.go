@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,6 +28,9 @@ import (
 var rathBin string
 
 func TestMain(m *testing.M) {
+	if slices.ContainsFunc(os.Args, func(a string) bool { return strings.HasPrefix(a, "-test.fuzzworker") }) {
+		os.Exit(m.Run()) // a fuzzer's worker runs one fuzz target: no processes to start
+	}
 	dir, err := os.MkdirTemp("", "rath-cluster-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
