@@ -83,6 +83,12 @@ func CheckKey(key string) error {
 // store, exactly one submits the run. An invalid key is an error wrapping
 // ErrBadKey.
 func (c *Cluster) SubmitKeyed(ctx context.Context, name string, o SubmitOptions) (id session.ID, replayed bool, err error) {
+	return c.submitKeyedWith(ctx, name, o)
+}
+
+// submitKeyedWith is SubmitKeyed whose run carries labels also (key,
+// value, ...) in the same write as its record.
+func (c *Cluster) submitKeyedWith(ctx context.Context, name string, o SubmitOptions, also ...string) (session.ID, bool, error) {
 	k, err := idemOf(name, o)
 	if err != nil {
 		return "", false, err
@@ -91,7 +97,7 @@ func (c *Cluster) SubmitKeyed(ctx context.Context, name string, o SubmitOptions)
 	if id, found, err := c.replay(ctx, k); found || err != nil {
 		return id, found, err
 	}
-	p, err := c.prepare(ctx, name, o, LabelIdem, k.key, LabelIdemBody, k.body)
+	p, err := c.prepare(ctx, name, o, append([]string{LabelIdem, k.key, LabelIdemBody, k.body}, also...)...)
 	if err != nil {
 		return "", false, err
 	}
@@ -103,7 +109,7 @@ func (c *Cluster) SubmitKeyed(ctx context.Context, name string, o SubmitOptions)
 	if id, found, err := c.replay(ctx, k); found || err != nil {
 		return id, found, err
 	}
-	id, err = c.submitPrepared(ctx, p)
+	id, err := c.submitPrepared(ctx, p)
 	return id, false, err
 }
 

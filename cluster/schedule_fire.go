@@ -180,32 +180,6 @@ func (c *Cluster) startTick(ctx context.Context, s *Schedule, tick time.Time) (s
 	return id, !replayed, nil
 }
 
-// submitKeyedWith is SubmitKeyed whose run carries labels also (key,
-// value, ...) in the same write as its record.
-func (c *Cluster) submitKeyedWith(ctx context.Context, name string, o SubmitOptions, also ...string) (session.ID, bool, error) {
-	k, err := idemOf(name, o)
-	if err != nil {
-		return "", false, err
-	}
-	if id, found, err := c.replay(ctx, k); found || err != nil {
-		return id, found, err
-	}
-	p, err := c.prepare(ctx, name, o, append([]string{LabelIdem, k.key, LabelIdemBody, k.body}, also...)...)
-	if err != nil {
-		return "", false, err
-	}
-	unlock, err := c.lockIdem(ctx, k)
-	if err != nil {
-		return "", false, fmt.Errorf("cluster: submit %s: %w", name, err)
-	}
-	defer unlock()
-	if id, found, err := c.replay(ctx, k); found || err != nil {
-		return id, found, err
-	}
-	id, err := c.submitPrepared(ctx, p)
-	return id, false, err
-}
-
 // recordRun notes run as the run of the schedule's last claimed tick, if
 // that is still tick and no run is noted yet (a later claim, or a write
 // racing this one, leaves it to the next look).

@@ -42,16 +42,12 @@ type StatusOptions struct {
 // run whose pool has no live worker says so (a revision no live worker
 // serves, or no worker at all), as does a run pinned to its host.
 func (c *Cluster) Status(ctx context.Context, o StatusOptions) (*Report, error) {
-	ws, err := c.workers(ctx)
+	ws, err := c.Workers(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ended, err := c.recentlyEnded(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rep := &Report{Workers: append(ws, ended...)}
-	pools := livePools(ws)
+	rep := &Report{Workers: ws}
+	pools := livePools(ws) // the ended ones are not alive
 	f := store.Filter{Labels: map[string]string{LabelKind: "run"}, Limit: o.Limit}
 	if len(o.States) == 1 {
 		f.Labels[LabelState] = string(o.States[0])
