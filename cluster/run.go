@@ -141,7 +141,8 @@ func (r *Run) save(ctx context.Context, st store.Store, also ...string) error {
 	if err != nil {
 		return err
 	}
-	if err := st.SetLabels(ctx, r.ID, labels); err != nil {
+	// Watchers (run event streams) wait for a run's state: reported.
+	if err := st.SetLabels(store.WithLabelEvents(ctx), r.ID, labels); err != nil {
 		return fmt.Errorf("cluster: run %s: %w", r.ID, err)
 	}
 	return nil

@@ -51,7 +51,7 @@ func (s *Store) SetLabel(ctx context.Context, id session.ID, key, value string) 
 }
 
 // SetLabels implements store.Store: one transaction for them all, which
-// notifies watchers (labelNotify) as it commits.
+// notifies watchers (labelNotify) as it commits under store.WithLabelEvents.
 func (s *Store) SetLabels(ctx context.Context, id session.ID, labels map[string]string) error {
 	if err := s.check(); err != nil {
 		return fmt.Errorf("label %s: %w", id, err)
@@ -91,8 +91,12 @@ func (s *Store) SetLabels(ctx context.Context, id session.ID, labels map[string]
 	return nil
 }
 
-// notifyLabels announces, in tx, a label write of session id (labelNotify).
+// notifyLabels announces, in tx, a label write of session id (labelNotify)
+// if ctx asks for it (store.WithLabelEvents).
 func notifyLabels(ctx context.Context, tx pgx.Tx, id session.ID) error {
+	if !store.LabelEvents(ctx) {
+		return nil
+	}
 	_, err := tx.Exec(ctx, `SELECT `+labelNotify+` FROM rath.sessions a WHERE a.id = $1`, id)
 	return err
 }

@@ -50,8 +50,8 @@ func (s *Store) CommitTx(ctx context.Context, tx pgx.Tx, sess *session.Session, 
 // in tx, or label one with rows of its own, atomically. It fails with
 // store.ErrNotFound if the session is not there (as tx sees it) and with
 // an error wrapping store.ErrFenced if the fence does not hold; tx is
-// usable after either. Watchers get its event (Labels set) when tx
-// commits, and none if it rolls back.
+// usable after either. Under store.WithLabelEvents watchers get its event
+// (Labels set) when tx commits, and none if it rolls back.
 func (s *Store) SetLabelsTx(ctx context.Context, tx pgx.Tx, id session.ID, labels map[string]string) error {
 	if err := s.check(); err != nil {
 		return fmt.Errorf("label %s: %w", id, err)
@@ -77,8 +77,9 @@ func (s *Store) SetLabelsTx(ctx context.Context, tx pgx.Tx, id session.ID, label
 // the caller's transaction tx (key-sharing each session's row, as
 // SetLabels does). It takes no fence. It fails with store.ErrNotFound,
 // naming one, if any of the sessions is not there as tx sees it; nothing
-// is written then, and tx stays usable. Watchers get an event (Labels
-// set) for each session named when tx commits, and none if it rolls back.
+// is written then, and tx stays usable. Under store.WithLabelEvents
+// watchers get an event (Labels set) for each session named when tx
+// commits, and none if it rolls back.
 func (s *Store) SetManyLabelsTx(ctx context.Context, tx pgx.Tx, labels map[session.ID]map[string]string) error {
 	if err := s.check(); err != nil {
 		return fmt.Errorf("label sessions: %w", err)
@@ -101,7 +102,7 @@ func (s *Store) SetManyLabelsTx(ctx context.Context, tx pgx.Tx, labels map[sessi
 		all = append(all, string(id))
 	}
 	var missing *string
-	err := tx.QueryRow(ctx, manyLabelsSQL, all, ids, keys, vals, delIDs, delKeys).Scan(&missing, nil)
+	err := tx.QueryRow(ctx, manyLabelsSQL, all, ids, keys, vals, delIDs, delKeys, store.LabelEvents(ctx)).Scan(&missing, nil)
 	if err != nil {
 		return fmt.Errorf("label sessions: %w", err)
 	}
@@ -112,8 +113,8 @@ func (s *Store) SetManyLabelsTx(ctx context.Context, tx pgx.Tx, labels map[sessi
 }
 
 // manyLabelsSQL upserts and deletes labels of many sessions if all of them
-// exist (key-sharing their rows), notifying watchers of each (labelNotify),
-// and returns one that does not, if any.
+// exist (key-sharing their rows), notifying watchers of each (labelNotify)
+// if $7 (store.LabelEvents), and returns one that does not, if any.
 const manyLabelsSQL = `WITH t AS (SELECT id, head, len FROM rath.sessions WHERE id = ANY($1::text[]) ORDER BY id FOR KEY SHARE),
 	gone AS (SELECT a.id FROM unnest($1::text[]) AS a(id) WHERE a.id NOT IN (SELECT id FROM t) LIMIT 1),
 	del AS (DELETE FROM rath.labels l USING unnest($5::text[], $6::text[]) AS d(id, k)
@@ -121,4 +122,4 @@ const manyLabelsSQL = `WITH t AS (SELECT id, head, len FROM rath.sessions WHERE 
 	ins AS (INSERT INTO rath.labels(id, key, value)
 		SELECT x.id, x.k, x.v FROM unnest($2::text[], $3::text[], $4::text[]) AS x(id, k, v) WHERE NOT EXISTS (SELECT 1 FROM gone)
 		ON CONFLICT (id, key) DO UPDATE SET value = excluded.value)
-	SELECT (SELECT id FROM gone), (SELECT count(` + labelNotify + ` IS NULL) FROM t AS a WHERE NOT EXISTS (SELECT 1 FROM gone))`
+	SELECT (SELECT id FROM gone), (SELECT count(` + labelNotify + ` IS NULL) FROM t AS a WHERE NOT EXISTS (SELECT 1 FROM gone) AND $7)`

@@ -59,15 +59,15 @@ const fenceHolds = `($2 = '' OR EXISTS (SELECT 1 FROM rath.sessions f WHERE f.id
 
 // labelsSQL upserts and deletes a session's labels, key-sharing its row
 // (so GC cannot delete it under them), if the fence holds, and then
-// notifies watchers (labelNotify) with the head and length it read. It
-// returns whether it changed them.
+// notifies watchers (labelNotify) with the head and length it read if $7
+// (store.LabelEvents). It returns whether it changed them.
 const labelsSQL = `WITH t AS (SELECT id, head, len FROM rath.sessions WHERE id = $1 FOR KEY SHARE),
 	ok AS (SELECT 1 FROM t WHERE ` + fenceHolds + `),
 	del AS (DELETE FROM rath.labels WHERE id = $1 AND key = ANY($4::text[]) AND EXISTS (SELECT 1 FROM ok)),
 	ins AS (INSERT INTO rath.labels(id, key, value)
 		SELECT $1, x.k, x.v FROM unnest($5::text[], $6::text[]) AS x(k, v) WHERE EXISTS (SELECT 1 FROM ok)
 		ON CONFLICT (id, key) DO UPDATE SET value = excluded.value)
-	SELECT EXISTS (SELECT 1 FROM ok), (SELECT ` + labelNotify + ` IS NULL FROM t AS a WHERE EXISTS (SELECT 1 FROM ok))`
+	SELECT EXISTS (SELECT 1 FROM ok), (SELECT ` + labelNotify + ` IS NULL FROM t AS a WHERE EXISTS (SELECT 1 FROM ok) AND $7)`
 
 func (s *Store) labelsFast(ctx context.Context, id session.ID, labels map[string]string) (bool, error) {
 	return labelsIn(ctx, s.pool, id, labels)
@@ -85,7 +85,7 @@ func labelsIn(ctx context.Context, q querier, id session.ID, labels map[string]s
 		}
 	}
 	var ok bool
-	err := q.QueryRow(ctx, labelsSQL, id, fid, epoch, del, keys, vals).Scan(&ok, nil)
+	err := q.QueryRow(ctx, labelsSQL, id, fid, epoch, del, keys, vals, store.LabelEvents(ctx)).Scan(&ok, nil)
 	return ok, err
 }
 

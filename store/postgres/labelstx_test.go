@@ -116,7 +116,7 @@ func TestSetManyLabelsTx(t *testing.T) {
 // arrive after the commit, and a rolled-back transaction's never do.
 func TestLabelsTxWatch(t *testing.T) {
 	st := openStore(t, freshDB(t))
-	ctx := t.Context()
+	ctx := store.WithLabelEvents(t.Context())
 	events, err := st.Watch(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +208,7 @@ func TestLabelsTxWatch(t *testing.T) {
 // commit only.
 func TestNotifyLabels(t *testing.T) {
 	st := openStore(t, freshDB(t))
-	ctx := t.Context()
+	ctx := store.WithLabelEvents(t.Context())
 	events, err := st.Watch(ctx)
 	if err != nil {
 		t.Fatal(err)

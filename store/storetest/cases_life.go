@@ -177,19 +177,19 @@ func testWatchLabels(t *testing.T, h Harness) {
 		}
 		return info.Labels
 	}
-	if err := st.SetLabel(ctx(t), s.ID(), "state", "running"); err != nil {
+	if err := st.SetLabel(store.WithLabelEvents(ctx(t)), s.ID(), "state", "running"); err != nil {
 		t.Fatal(err)
 	}
 	if got := labelEvent(s2); got["state"] != "running" {
 		t.Fatalf("labels on receipt of SetLabel's event = %v, want state=running", got)
 	}
-	if err := st.SetLabels(ctx(t), other.ID(), map[string]string{"state": "queued", "kind": "run"}); err != nil {
+	if err := st.SetLabels(store.WithLabelEvents(ctx(t)), other.ID(), map[string]string{"state": "queued", "kind": "run"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := labelEvent(other); !maps.Equal(got, map[string]string{"state": "queued", "kind": "run"}) {
 		t.Fatalf("labels on receipt of SetLabels' event = %v, want state=queued, kind=run", got)
 	}
-	if err := st.SetLabels(ctx(t), s.ID(), map[string]string{"state": "", "owner": "w1"}); err != nil {
+	if err := st.SetLabels(store.WithLabelEvents(ctx(t)), s.ID(), map[string]string{"state": "", "owner": "w1"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := labelEvent(s2); !maps.Equal(got, map[string]string{"owner": "w1"}) {
@@ -198,7 +198,7 @@ func testWatchLabels(t *testing.T, h Harness) {
 
 	// Refused label writes (an unknown session, a superseded fence)
 	// report nothing: the next event is the commit after them.
-	if err := st.SetLabel(ctx(t), session.NewID(), "state", "lost"); !errors.Is(err, store.ErrNotFound) {
+	if err := st.SetLabel(store.WithLabelEvents(ctx(t)), session.NewID(), "state", "lost"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("labelling an unknown session: %v", err)
 	}
 	e, err := st.Advance(ctx(t), s.ID())
