@@ -74,10 +74,10 @@ func (o *runOptions) start(run session.ID) {
 	}
 }
 
-// forkFrom forks the stored session id as a run's input. The fork keeps
-// id's placement, or takes base's (the workflow's own input) if id has
-// none.
-func (r *Runtime) forkFrom(ctx context.Context, id session.ID, base *session.Session) (*session.Session, error) {
+// ForkFrom forks the stored session id as a run's input (RunFrom; a
+// cluster run on a session). The fork keeps id's placement, or takes
+// base's (the workflow's own input; nil for none) if id has none.
+func (r *Runtime) ForkFrom(ctx context.Context, id session.ID, base *session.Session) (*session.Session, error) {
 	s, err := r.Store.Load(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("rath: run from %s: %w", id, err)

@@ -144,7 +144,7 @@ func (r *Runtime) Run(ctx context.Context, name string, opts ...RunOption) (*ses
 		return nil, fmt.Errorf("rath: build %s: %w", name, err)
 	}
 	if o.from != "" {
-		if in, err = r.forkFrom(ctx, o.from, in); err != nil {
+		if in, err = r.ForkFrom(ctx, o.from, in); err != nil {
 			return nil, err
 		}
 	} else if _, err := r.Store.Info(ctx, in.ID()); err == nil {

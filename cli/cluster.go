@@ -105,7 +105,7 @@ func whoAmI() string {
 }
 
 func (a *app) submitCmd() *cobra.Command {
-	var input, key string
+	var input, key, on string
 	var needs []string
 	var wait bool
 	c := &cobra.Command{
@@ -119,6 +119,11 @@ func (a *app) submitCmd() *cobra.Command {
 				return usageErr("--needs: %v", err)
 			}
 			o := cluster.SubmitOptions{Needs: n, Key: key}
+			if cmd.Flags().Changed("session") {
+				if o.Session, err = sessionID(on); err != nil {
+					return usageErr("--session: %q is not a session id", on)
+				}
+			}
 			if cmd.Flags().Changed("idempotency-key") {
 				if err := cluster.CheckKey(key); err != nil {
 					return usageErr("--idempotency-key: %v", err)
@@ -163,6 +168,7 @@ func (a *app) submitCmd() *cobra.Command {
 	c.Flags().StringSliceVar(&needs, "needs", nil, "what the run needs of its worker: k=v (gpu=1, region=eu, sandbox=docker)")
 	c.Flags().BoolVar(&wait, "wait", false, "follow the run to its end")
 	c.Flags().StringVar(&key, "idempotency-key", "", "submit at most once under this key: the same key and run give the same id back")
+	c.Flags().StringVar(&on, "session", "", "continue this session: the run starts from where its last run on it ended, and waits behind one still going")
 	return c
 }
 
@@ -201,7 +207,7 @@ func (a *app) follow(ctx context.Context, cl clusterOps, id session.ID) error {
 				line += fmt.Sprintf(" (rath approve %s [--deny])", id)
 			case cluster.StateNeedsReview:
 				line += fmt.Sprintf(" (rath review %s --happened|--not-happened|--abort)", id)
-			case cluster.StateUnroutable:
+			case cluster.StateUnroutable, cluster.StateBehind:
 				line += ": " + run.Why
 			}
 			fmt.Fprintf(a.stderr, "%s  %s\n", time.Since(start).Round(100*time.Millisecond), line)
@@ -437,7 +443,7 @@ func printReport(w io.Writer, rep *cluster.Report) {
 	for i := range rep.Runs {
 		r := &rep.Runs[i]
 		line := fmt.Sprintf("  %s  %-12s %s", r.ID, r.Workflow, runState(r))
-		if r.State == cluster.StateUnroutable || (r.State == cluster.StateQueued && strings.HasPrefix(r.Why, "waiting")) {
+		if r.State == cluster.StateUnroutable || r.State == cluster.StateBehind || (r.State == cluster.StateQueued && strings.HasPrefix(r.Why, "waiting")) {
 			line += ": " + r.Why
 		}
 		if r.Pinned != "" && !r.State.Final() {

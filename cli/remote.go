@@ -67,7 +67,7 @@ type remoteOps struct{ c *client.Client }
 func (r remoteOps) Close() error { return nil }
 
 func (r remoteOps) Submit(ctx context.Context, name string, o cluster.SubmitOptions) (session.ID, error) {
-	run, err := r.c.SubmitRun(ctx, client.RunRequest{Workflow: name, Input: o.Input, Needs: o.Needs, Key: o.Key})
+	run, err := r.c.SubmitRun(ctx, client.RunRequest{Workflow: name, Input: o.Input, Needs: o.Needs, Key: o.Key, Session: o.Session})
 	if err != nil {
 		return "", err
 	}

@@ -43,6 +43,10 @@ type Run struct {
 	Error  string          `json:"error,omitempty"`
 	// Cancel is who asked for a cancel, and why.
 	Cancel string `json:"cancel,omitempty"`
+	// Session is the session the run continues, if it was submitted on
+	// one; Behind is the earlier run on it the run waits for (behind).
+	Session session.ID `json:"session,omitempty"`
+	Behind  session.ID `json:"behind,omitempty"`
 }
 
 // Final reports whether the run is over.

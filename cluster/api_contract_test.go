@@ -208,7 +208,7 @@ func TestAPIContract(t *testing.T) {
 			{"GET", "/v1/runs/" + string(session.NewID()), "", "", nil, 404, "not_found"},
 			{"POST", "/v1/approvals/" + string(first.ID), "application/json", `{"verdict": "approve", "by": "ana"}`, nil, 409, "conflict"},
 			{"GET", "/v1/runs", "", "", []string{"Host", "rath.example.com"}, 403, "forbidden"},
-			{"POST", "/v1/runs", "application/json", `{"workflow": "cluster", "session": "` + string(first.ID) + `"}`, nil, 501, "unavailable"},
+			{"POST", "/v1/runs", "application/json", `{"workflow": "cluster", "session": "` + string(session.NewID()) + `"}`, nil, 404, "not_found"},
 		} {
 			status, code := rawCall(t, tc.method, base+tc.path, tc.ctype, strings.NewReader(tc.body), tc.header...)
 			if status != tc.status || code != tc.code {

@@ -94,6 +94,7 @@ type Cluster struct {
 	cache  liveCache    // live workers, for routing
 	deltas deltaHub     // streamed model text, for run event streams (deltas.go)
 	idem   idemLocks    // keyed submissions in progress (idem.go)
+	thread idemLocks    // sessions whose runs are being submitted or released (thread.go)
 	hooks  webhookCache // the webhooks, listed at most once a second (webhook_event.go)
 
 	remoteMu sync.Mutex

@@ -38,7 +38,8 @@ const (
 	// LabelIdemBody holds the hex SHA-256 of the request the key was first
 	// used for: the JSON object {"input":…,"needs":{…},"workflow":…}, with
 	// keys sorted as json.Marshal writes a map's (input null when none is
-	// given, needs {} when none are).
+	// given, needs {} when none are; "session" only when the run is on
+	// one).
 	LabelIdemBody = "rath.cluster.idem.body"
 )
 
@@ -103,7 +104,7 @@ func (c *Cluster) submitKeyedWith(ctx context.Context, name string, o SubmitOpti
 	}
 	unlock, err := c.lockIdem(ctx, k)
 	if err != nil {
-		return "", false, fmt.Errorf("cluster: submit %s: %w", name, err)
+		return "", false, fmt.Errorf("cluster: submit %s: the idempotency key's %w", name, err)
 	}
 	defer unlock()
 	if id, found, err := c.replay(ctx, k); found || err != nil {
@@ -145,7 +146,11 @@ func requestHash(name string, o SubmitOptions) (string, error) {
 	if needs == nil {
 		needs = map[string]string{}
 	}
-	b, err := json.Marshal(map[string]any{"workflow": name, "input": o.Input, "needs": needs})
+	req := map[string]any{"workflow": name, "input": o.Input, "needs": needs}
+	if o.Session != "" {
+		req["session"] = o.Session // absent otherwise: older keys keep their hashes
+	}
+	b, err := json.Marshal(req)
 	if err != nil {
 		return "", fmt.Errorf("cluster: hash the request: %w", err)
 	}
@@ -175,11 +180,25 @@ func (c *Cluster) replay(ctx context.Context, k idem) (session.ID, bool, error) 
 // store's lock (an advisory lock on PostgreSQL, the submit lock file on
 // SQLite). The function it returns releases both.
 func (c *Cluster) lockIdem(ctx context.Context, k idem) (func(), error) {
-	release, err := c.idem.lock(ctx, k.key)
+	return c.lockKey(ctx, &c.idem, k.key, storeLock{class: idemLockClass, obj: k.obj, file: ".submit-lock"})
+}
+
+// storeLock names a lock in the store: an advisory lock of two int4 keys
+// on PostgreSQL, or a flock on the file beside the SQLite database whose
+// name ends in file.
+type storeLock struct {
+	class, obj int32
+	file       string
+}
+
+// lockKey takes key's mutex in l (this process's), then the store's lock
+// sl. The function it returns releases both.
+func (c *Cluster) lockKey(ctx context.Context, l *idemLocks, key string, sl storeLock) (func(), error) {
+	release, err := l.lock(ctx, key)
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := c.lockStore(ctx, k)
+	unlock, err := c.lockStore(ctx, l, sl)
 	if err != nil {
 		release()
 		return nil, err
@@ -187,14 +206,14 @@ func (c *Cluster) lockIdem(ctx context.Context, k idem) (func(), error) {
 	return func() { unlock(); release() }, nil
 }
 
-// lockStore takes k's lock in the store: PostgreSQL's advisory lock, or
-// the flock on the SQLite database's submit lock file.
-func (c *Cluster) lockStore(ctx context.Context, k idem) (func(), error) {
+// lockStore takes the store's lock sl: PostgreSQL's advisory lock, or the
+// flock on the SQLite database's lock file.
+func (c *Cluster) lockStore(ctx context.Context, l *idemLocks, sl storeLock) (func(), error) {
 	if c.pg != nil {
-		return c.lockPG(ctx, k)
+		return c.lockPG(ctx, l, sl)
 	}
 	if st, ok := c.rt.Store.(*sqlite.Store); ok {
-		return lockFile(st.Path() + ".submit-lock")
+		return lockFile(st.Path() + sl.file)
 	}
 	return nil, ErrUnsupportedStore
 }
@@ -205,14 +224,14 @@ func (c *Cluster) lockStore(ctx context.Context, k idem) (func(), error) {
 // migration's) with objsubid 1, so the two never meet.
 const idemLockClass int32 = 0x69646d70 // "idmp"
 
-// lockPG takes k's advisory lock on a connection of the store's pool, and
+// lockPG takes sl's advisory lock on a connection of the store's pool, and
 // returns the function that releases it (and the connection). A
 // connection that breaks meanwhile frees the lock with it.
-func (c *Cluster) lockPG(ctx context.Context, k idem) (func(), error) {
+func (c *Cluster) lockPG(ctx context.Context, l *idemLocks, sl storeLock) (func(), error) {
 	// The holder of a lock also needs a connection for its look-up and
-	// its submission: bound the connections held for locks, so that the
-	// holders never wait for one another's.
-	slots := c.idem.slots(max(1, int(c.pg.Pool().Config().MaxConns)/4))
+	// its submission: bound the connections held for l's locks, so that
+	// the holders never wait for one another's.
+	slots := l.slots(max(1, int(c.pg.Pool().Config().MaxConns)/4))
 	select {
 	case slots <- struct{}{}:
 	case <-ctx.Done():
@@ -221,21 +240,21 @@ func (c *Cluster) lockPG(ctx context.Context, k idem) (func(), error) {
 	conn, err := c.pg.Pool().Acquire(ctx)
 	if err != nil {
 		<-slots
-		return nil, fmt.Errorf("lock the idempotency key: %w", err)
+		return nil, fmt.Errorf("lock: %w", err)
 	}
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1::int4, $2::int4)`, idemLockClass, k.obj); err != nil {
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1::int4, $2::int4)`, sl.class, sl.obj); err != nil {
 		// The lock may have been granted before the error reached us:
 		// closing the connection drops it.
 		_ = conn.Conn().Close(context.WithoutCancel(ctx))
 		conn.Release()
 		<-slots
-		return nil, fmt.Errorf("lock the idempotency key: %w", err)
+		return nil, fmt.Errorf("lock: %w", err)
 	}
 	return func() {
 		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		var ok bool
-		err := conn.QueryRow(uctx, `SELECT pg_advisory_unlock($1::int4, $2::int4)`, idemLockClass, k.obj).Scan(&ok)
+		err := conn.QueryRow(uctx, `SELECT pg_advisory_unlock($1::int4, $2::int4)`, sl.class, sl.obj).Scan(&ok)
 		if err != nil || !ok {
 			_ = conn.Conn().Close(uctx)
 		}
@@ -251,7 +270,7 @@ func (c *Cluster) lockPG(ctx context.Context, k idem) (func(), error) {
 func lockFile(path string) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("lock the idempotency key: %w", err)
+		return nil, fmt.Errorf("lock: %w", err)
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
@@ -261,7 +280,7 @@ func lockFile(path string) (func(), error) {
 	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("lock the idempotency key: lock %s: %w", path, err)
+		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	return func() {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)

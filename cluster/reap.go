@@ -88,6 +88,9 @@ func (c *Cluster) reap(ctx context.Context, self string, steady bool) error {
 // and enqueueing it).
 func (c *Cluster) reroute(ctx context.Context) error {
 	st := c.rt.Store
+	if err := c.releaseStranded(ctx); err != nil {
+		return err
+	}
 	waiting, err := st.List(ctx, store.Filter{Labels: map[string]string{LabelState: string(StateUnroutable)}, Limit: 200})
 	if err != nil {
 		return err

@@ -41,10 +41,15 @@ func (c *Cluster) keepRemote() {
 }
 
 // ended lets go of what a run that ended held: its workspace journals and
-// its remote sandboxes.
+// its remote sandboxes; and releases the run waiting behind it on its
+// session, if any.
 func (c *Cluster) ended(ctx context.Context, run *Run) {
 	c.closeJournals(ctx, run)
 	c.releaseRemote(ctx, run)
+	if err := c.releaseBehind(ctx, run); err != nil {
+		// The reroute loop releases it later (releaseStranded).
+		c.log.Warn("cannot release the run behind a run that ended", "run", run.ID, "session", run.Session, "err", err)
+	}
 }
 
 // remoteOf returns a run's remote sandboxes (id -> backend): those

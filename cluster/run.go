@@ -31,9 +31,12 @@ const (
 	StateNeedsReview State = "needs_review"
 	// Cancelling: a cancel was asked for; the worker holding it stops it.
 	StateCancelling State = "cancelling"
-	StateCancelled  State = "cancelled"
-	StateFailed     State = "failed"
-	StateDone       State = "done"
+	// Behind: the run waits for an earlier run on its session to end
+	// (Run.Behind).
+	StateBehind    State = "behind"
+	StateCancelled State = "cancelled"
+	StateFailed    State = "failed"
+	StateDone      State = "done"
 )
 
 // Final reports whether a run in state s is over.
@@ -91,6 +94,10 @@ type Run struct {
 	Error  string `json:"error,omitempty"`
 	// Cancel is who asked for a cancel, and why.
 	Cancel string `json:"cancel,omitempty"`
+	// Session is the session the run continues, if it was submitted on
+	// one; Behind is the earlier run on it the run waits for (behind).
+	Session session.ID `json:"session,omitempty"`
+	Behind  session.ID `json:"behind,omitempty"`
 
 	// remote are the remote sandboxes recorded on the run (id -> backend),
 	// from its labels.

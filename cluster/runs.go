@@ -94,7 +94,7 @@ func overlayCancel(info store.Info, r *Run) *Run {
 }
 
 // states are the stored states of a run.
-var states = []State{StateQueued, StateUnroutable, StateRunning, StateWaitingApproval, StateNeedsReview, StateCancelled, StateFailed, StateDone}
+var states = []State{StateQueued, StateUnroutable, StateBehind, StateRunning, StateWaitingApproval, StateNeedsReview, StateCancelled, StateFailed, StateDone}
 
 func stateNames() string {
 	names := make([]string, len(states))
@@ -237,11 +237,11 @@ func asks(chunks []session.Chunk) []string {
 	return out
 }
 
-// Queued counts the runs waiting to be worked: queued, or unroutable
-// until a worker admits them. (A count each, not a read of the records.)
+// Queued counts the runs waiting to be worked: queued, unroutable until a
+// worker admits them, or behind an earlier run on their session. (A count each, not a read of the records.)
 func (c *Cluster) Queued(ctx context.Context) (int, error) {
 	n := 0
-	for _, st := range []State{StateQueued, StateUnroutable} {
+	for _, st := range []State{StateQueued, StateUnroutable, StateBehind} {
 		k, err := c.rt.Store.Count(ctx, store.Filter{Labels: map[string]string{LabelKind: "run", LabelState: string(st)}})
 		if err != nil {
 			return 0, err

@@ -87,8 +87,9 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 		// another build sharing the pool leaves it to them.
 		return river.JobSnooze(time.Second)
 	}
-	if run.State == StateWaitingApproval || run.State == StateNeedsReview || run.State == StateUnroutable {
-		// A duplicate job of a run that waits for a person or a worker.
+	if run.State == StateWaitingApproval || run.State == StateNeedsReview || run.State == StateUnroutable || run.State == StateBehind {
+		// A duplicate job of a run that waits for a person, a worker or
+		// an earlier run.
 		return nil
 	}
 	moved := ""

@@ -21,6 +21,10 @@ type SubmitOptions struct {
 	Key string
 	// Tenant is the tenant the key belongs to ("": DefaultTenant).
 	Tenant string
+	// Session, if set, is a stored session the run continues: its input
+	// is a fork of it carrying what the session's earlier runs added, and
+	// it waits behind any of them still going (see thread.go).
+	Session session.ID
 }
 
 // ErrNoInput: input was given to a workflow that takes none.
@@ -48,6 +52,9 @@ func (c *Cluster) Submit(ctx context.Context, name string, o SubmitOptions) (ses
 // pool in one transaction; else one write after another (submitOne).
 func (c *Cluster) submitPrepared(ctx context.Context, p *prepared) (session.ID, error) {
 	name := p.run.Workflow
+	if p.run.Session != "" {
+		return c.submitOnSession(ctx, p)
+	}
 	if c.pg != nil && p.queue != "" {
 		// The input, its record and its job in one transaction: no run is
 		// ever queued without a job, nor a job without its run.
@@ -67,7 +74,8 @@ const submitBatch = 256
 // runs, as Submit does, and returns their ids in order. On PostgreSQL the
 // runs routed to a pool are committed and enqueued together, up to
 // submitBatch in one transaction (their inputs, records and jobs); runs no
-// live worker admits, and every run on SQLite, go one by one. On an error
+// live worker admits, runs on a session, and every run on SQLite, go one
+// by one. On an error
 // the ids of the runs submitted so far are returned with it. It takes no
 // idempotency keys: submit keyed runs with SubmitKeyed.
 func (c *Cluster) SubmitMany(ctx context.Context, name string, runs []SubmitOptions) ([]session.ID, error) {
@@ -88,8 +96,8 @@ func (c *Cluster) SubmitMany(ctx context.Context, name string, runs []SubmitOpti
 		}
 		var routed []*prepared
 		for _, p := range batch {
-			if c.pg == nil || p.queue == "" {
-				if _, err := c.submitOne(ctx, p); err != nil {
+			if c.pg == nil || p.queue == "" || p.run.Session != "" {
+				if _, err := c.submitPrepared(ctx, p); err != nil {
 					return ids, err
 				}
 				continue
@@ -111,12 +119,16 @@ func (c *Cluster) SubmitMany(ctx context.Context, name string, runs []SubmitOpti
 
 // prepared is a run ready to submit: its input with the routing decision
 // appended, its record, the labels that hold it, and its pool's queue (""
-// when no live worker admits it).
+// when no live worker admits it). The input of a run on a session is the
+// bare fork of it: submitOnSession carries the session's earlier runs and
+// appends the routing decision (route) once it knows the run goes now.
 type prepared struct {
 	in     *session.Session
 	run    *Run
 	labels map[string]string
 	queue  string
+	route  routing
+	also   []string // the labels beside the record's (key, value, ...)
 }
 
 // prepare builds a run's input, routes it, and makes its record, and the
@@ -137,21 +149,30 @@ func (c *Cluster) prepare(ctx context.Context, name string, o SubmitOptions, als
 	if err != nil {
 		return nil, fmt.Errorf("cluster: build %s: %w", name, err)
 	}
+	if o.Session != "" {
+		if in, err = c.forkSession(ctx, o.Session, in); err != nil {
+			return nil, err
+		}
+		also = append([]string{LabelSession, string(o.Session)}, also...)
+	}
 	live, err := c.live(ctx, &c.cache)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: submit %s: %w", name, err)
 	}
 	r := decide(poolsOf(live), name, "", o.Needs)
-	in = in.Append(r.chunk("cluster.route"))
-	run := &Run{ID: in.ID(), Workflow: name, Needs: o.Needs, Input: o.Input, Pool: r.Queue, Why: r.Reason, State: StateQueued, Since: time.Now().UTC()}
+	if o.Session == "" {
+		in = in.Append(r.chunk("cluster.route"))
+	}
+	run := &Run{ID: in.ID(), Workflow: name, Needs: o.Needs, Input: o.Input, Session: o.Session, Pool: r.Queue, Why: r.Reason, State: StateQueued, Since: time.Now().UTC()}
 	if r.Queue == "" {
 		run.State = StateUnroutable
 	}
-	labels, err := run.labels(append([]string{LabelKind, "run", rath.WorkflowLabel, name}, also...)...)
+	also = append([]string{LabelKind, "run", rath.WorkflowLabel, name}, also...)
+	labels, err := run.labels(also...)
 	if err != nil {
 		return nil, err
 	}
-	return &prepared{in: in, run: run, labels: labels, queue: r.Queue}, nil
+	return &prepared{in: in, run: run, labels: labels, queue: r.Queue, route: r, also: also}, nil
 }
 
 // submitOne commits a prepared run, its record, and (if it was routed)

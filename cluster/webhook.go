@@ -75,7 +75,7 @@ func checkWebhook(raw string, events []string) error {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("%w: url %q is not an absolute http(s) URL", ErrBadWebhook, raw)
 	}
-	known := []State{StateQueued, StateUnroutable, StateRunning, StateWaitingApproval, StateNeedsReview,
+	known := []State{StateQueued, StateUnroutable, StateBehind, StateRunning, StateWaitingApproval, StateNeedsReview,
 		StateCancelled, StateFailed, StateDone}
 	for _, e := range events {
 		if !slices.Contains(known, State(e)) {

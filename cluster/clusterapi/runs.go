@@ -23,10 +23,7 @@ func New(cl *cluster.Cluster) server.Runs { return clusterRuns{cl} }
 type clusterRuns struct{ cl *cluster.Cluster }
 
 func (c clusterRuns) Submit(ctx context.Context, req server.RunRequest) (server.RunView, bool, error) {
-	if req.Session != "" {
-		return server.RunView{}, false, apiErr(errors.New("a run that continues a session cannot be submitted to the cluster yet"), server.ErrUnsupported)
-	}
-	o := cluster.SubmitOptions{Input: req.Input, Needs: req.Needs, Key: req.Key, Tenant: req.Tenant}
+	o := cluster.SubmitOptions{Input: req.Input, Needs: req.Needs, Key: req.Key, Tenant: req.Tenant, Session: req.Session}
 	var id session.ID
 	var replayed bool
 	var err error
