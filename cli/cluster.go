@@ -641,10 +641,6 @@ func (p clusterPage) Status(ctx context.Context) (any, error) {
 	return p.cl.Status(ctx, cluster.StatusOptions{Limit: statusRuns})
 }
 
-func (p clusterPage) Approve(ctx context.Context, id session.ID, approve bool, by, reason string) error {
-	return p.cl.Approve(ctx, id, approve, by, reason)
-}
-
 // workerMetrics serves a worker's metrics in the Prometheus text format:
 // what its runs commit (m), and the Go runtime's and the process's.
 func workerMetrics(m *cluster.StepMetrics) http.Handler {

@@ -148,6 +148,8 @@ type SessionFilter struct {
 	Op           string
 	Labels       map[string]string
 	Since, Until time.Time
+	// Search keeps the sessions whose id contains it, in any case.
+	Search string
 }
 
 // sessionPage is a page of GET /v1/sessions.
@@ -175,6 +177,9 @@ func (c *Client) Sessions(ctx context.Context, f SessionFilter) iter.Seq2[store.
 	}
 	if !f.Until.IsZero() {
 		q.Set("until", f.Until.Format(time.RFC3339Nano))
+	}
+	if f.Search != "" {
+		q.Set("q", f.Search)
 	}
 	return func(yield func(store.Info, error) bool) {
 		for {

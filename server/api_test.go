@@ -1,10 +1,12 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -12,195 +14,127 @@ import (
 
 const missingID = "ses_01J0000000000000000000000Z" // well formed, never stored
 
-func TestList(t *testing.T) {
+// q keeps the sessions whose id contains it, whatever its case, with the
+// other filters, in pages.
+func TestV1SessionSearch(t *testing.T) {
 	st := openStore(t)
 	fx := seed(t, st)
 	_, ts := newTestServer(t, st, Options{})
-
-	var all []store.Info
-	call(t, "GET", ts.URL+"/api/sessions", "").want(t, http.StatusOK, &all)
-	if len(all) != 5 {
-		t.Fatalf("listed %d sessions, want 5", len(all))
+	list := func(query string) v1SessionPage {
+		t.Helper()
+		var page v1SessionPage
+		call(t, "GET", ts.URL+"/v1/sessions?"+query, "").want(t, http.StatusOK, &page)
+		return page
 	}
-	if all[0].ID != fx.placedB.ID() {
-		t.Errorf("first listed %s, want the newest, %s", all[0].ID, fx.placedB.ID())
-	}
-
-	var active []store.Info
-	call(t, "GET", ts.URL+"/api/sessions?status=active", "").want(t, http.StatusOK, &active)
-	if len(active) != 1 || active[0].ID != fx.root.ID() || active[0].Status != store.StatusActive {
-		t.Errorf("status=active listed %+v, want just the root", active)
-	}
-	var some []store.Info
-	call(t, "GET", ts.URL+"/api/sessions?status=active,open", "").want(t, http.StatusOK, &some)
-	if len(some) != 5 {
-		t.Errorf("status=active,open listed %d, want 5", len(some))
-	}
-
-	var merges []store.Info
-	call(t, "GET", ts.URL+"/api/sessions?op=merge", "").want(t, http.StatusOK, &merges)
-	if len(merges) != 1 || merges[0].ID != fx.merged.ID() || merges[0].Lineage.Kind != session.LineageMerge {
-		t.Errorf("op=merge listed %+v, want the merge", merges)
-	}
-
 	q := strings.ToLower(string(fx.fork.ID())[10:])
-	var found []store.Info
-	call(t, "GET", ts.URL+"/api/sessions?q="+q, "").want(t, http.StatusOK, &found)
-	if len(found) != 1 || found[0].ID != fx.fork.ID() {
-		t.Errorf("q=%s listed %+v, want the fork", q, found)
+	if page := list("q=" + q); len(page.Items) != 1 || page.Items[0].ID != fx.fork.ID() || page.NextCursor != "" {
+		t.Errorf("q=%s listed %+v, want the fork", q, page.Items)
 	}
-
-	var one []store.Info
-	call(t, "GET", ts.URL+"/api/sessions?limit=1", "").want(t, http.StatusOK, &one)
-	if len(one) != 1 {
-		t.Errorf("limit=1 listed %d", len(one))
+	if page := list("q=" + q + "&status=closed"); len(page.Items) != 0 {
+		t.Errorf("q with status=closed listed %+v, want none", page.Items)
 	}
-	var none []store.Info
-	call(t, "GET", ts.URL+"/api/sessions?status=failed", "").want(t, http.StatusOK, &none)
-	if none == nil || len(none) != 0 {
-		t.Errorf("status=failed: %v, want []", none)
+	if page := list("q=zzzz"); page.Items == nil || len(page.Items) != 0 {
+		t.Errorf("q=zzzz: %v, want []", page.Items)
 	}
-
-	call(t, "GET", ts.URL+"/api/sessions?status=sleeping", "").wantError(t, http.StatusBadRequest)
-	call(t, "GET", ts.URL+"/api/sessions?limit=x", "").wantError(t, http.StatusBadRequest)
-	call(t, "GET", ts.URL+"/api/sessions?limit=0", "").wantError(t, http.StatusBadRequest)
+	// Every seeded id starts with "ses_": a page at a time, newest first.
+	var got []session.ID
+	page := list("q=SES_&limit=2")
+	for {
+		for _, in := range page.Items {
+			got = append(got, in.ID)
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		page = list("q=SES_&limit=2&cursor=" + page.NextCursor)
+	}
+	want := []session.ID{fx.placedB.ID(), fx.placedA.ID(), fx.merged.ID(), fx.fork.ID(), fx.root.ID()}
+	if !slices.Equal(got, want) {
+		t.Errorf("q=SES_ paged %v, want %v", got, want)
+	}
+	// A cursor belongs to its search.
+	first := list("q=ses_&limit=2")
+	call(t, "GET", ts.URL+"/v1/sessions?q=other&limit=2&cursor="+first.NextCursor, "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
 }
 
-func TestSession(t *testing.T) {
+// A search reads the store in batches: past the first, it still finds
+// every match, in order.
+func TestSearchFetchBatches(t *testing.T) {
+	st := openStore(t)
+	var want []session.ID
+	for i := range 2*searchBatch + 10 {
+		s := session.FromUser("task")
+		commit(t, st, s, "")
+		if i%100 == 0 {
+			want = append([]session.ID{s.ID()}, want...) // newest first
+		}
+	}
+	fetch := func(needle string, limit int) []store.Info {
+		t.Helper()
+		got, err := searchFetch(testCtx(t), st, store.Filter{}, searchNeedle(needle))(time.Time{}, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	oldest := want[len(want)-1]
+	if got := fetch(strings.ToLower(string(oldest)), 5); len(got) != 1 || got[0].ID != oldest {
+		t.Fatalf("the oldest session, past the first batch: %+v", got)
+	}
+	if got := fetch("ses_", 3*searchBatch); len(got) != 2*searchBatch+10 {
+		t.Fatalf("every session: %d, want %d", len(got), 2*searchBatch+10)
+	}
+	if got := fetch("ses_", 7); len(got) != 7 {
+		t.Fatalf("limit 7: %d", len(got))
+	}
+}
+
+// The session view: usage, the placement (null when none) and the
+// children.
+func TestV1SessionView(t *testing.T) {
 	st := openStore(t)
 	fx := seed(t, st)
 	_, ts := newTestServer(t, st, Options{})
-
-	var v struct {
-		Info      store.Info         `json:"info"`
-		Usage     *session.Usage     `json:"usage"`
-		Placement *session.Placement `json:"placement"`
-		Children  []session.ID       `json:"children"`
+	var v v1SessionView
+	call(t, "GET", ts.URL+"/v1/sessions/"+string(fx.root.ID()), "").want(t, http.StatusOK, &v)
+	if v.ID != fx.root.ID() || v.Len != fx.root.Len() || v.Head != fx.root.Head() || v.Placement != nil || len(v.Children) != 2 {
+		t.Errorf("the root: %+v", v)
 	}
-	call(t, "GET", ts.URL+"/api/sessions/"+string(fx.root.ID()), "").want(t, http.StatusOK, &v)
-	if v.Info.ID != fx.root.ID() || v.Info.Len != fx.root.Len() || v.Info.Head != fx.root.Head() {
-		t.Errorf("info %+v does not describe the root", v.Info)
-	}
-	if v.Usage == nil || v.Placement != nil {
-		t.Errorf("usage %v, placement %v: want usage and a null placement", v.Usage, v.Placement)
-	}
-	if len(v.Children) != 2 {
-		t.Errorf("children %v, want the fork and the merge", v.Children)
-	}
-
-	call(t, "GET", ts.URL+"/api/sessions/"+string(fx.placedB.ID()), "").want(t, http.StatusOK, &v)
+	call(t, "GET", ts.URL+"/v1/sessions/"+string(fx.placedB.ID()), "").want(t, http.StatusOK, &v)
 	if v.Placement == nil || v.Placement.Backend != "docker" {
 		t.Errorf("placement %+v, want docker", v.Placement)
 	}
-
-	call(t, "GET", ts.URL+"/api/sessions/"+missingID, "").wantError(t, http.StatusNotFound)
-	call(t, "GET", ts.URL+"/api/sessions/not-an-id", "").wantError(t, http.StatusBadRequest)
-	call(t, "GET", ts.URL+"/api/sessions/ses_..%2Fetc", "").wantError(t, http.StatusBadRequest)
+	call(t, "GET", ts.URL+"/v1/sessions/ses_..%2Fetc", "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
 }
 
-func TestChunksPaging(t *testing.T) {
+func TestV1Compare(t *testing.T) {
 	st := openStore(t)
 	fx := seed(t, st)
 	_, ts := newTestServer(t, st, Options{})
-	base := ts.URL + "/api/sessions/" + string(fx.root.ID()) + "/chunks"
-
-	var got []session.ChunkID
-	var nexts []string
-	from := 0
-	for range 10 {
-		var page struct {
-			From   int             `json:"from"`
-			Chunks []session.Chunk `json:"chunks"`
-			Next   *int            `json:"next"`
-			Len    int             `json:"len"`
-		}
-		call(t, "GET", base+"?limit=2&from="+strconv.Itoa(from), "").want(t, http.StatusOK, &page)
-		if page.From != from || page.Len != fx.root.Len() {
-			t.Fatalf("page from %d len %d, want from %d len %d", page.From, page.Len, from, fx.root.Len())
-		}
-		for _, c := range page.Chunks {
-			got = append(got, c.ID)
-		}
-		if page.Next == nil {
-			nexts = append(nexts, "null")
-			break
-		}
-		nexts = append(nexts, strconv.Itoa(*page.Next))
-		from = *page.Next
-	}
-	if strings.Join(nexts, ",") != "2,4,null" {
-		t.Errorf("next links %v, want 2,4,null", nexts)
-	}
-	if len(got) != fx.root.Len() {
-		t.Fatalf("paged %d chunks, want %d", len(got), fx.root.Len())
-	}
-	for i, id := range got {
-		if id != fx.root.Chunk(i).ID {
-			t.Errorf("chunk %d is %s, want %s", i, id.Short(), fx.root.Chunk(i).ID.Short())
-		}
-	}
-
-	var all struct {
-		Chunks []session.Chunk `json:"chunks"`
-		Next   *int            `json:"next"`
-	}
-	call(t, "GET", base, "").want(t, http.StatusOK, &all)
-	if len(all.Chunks) != fx.root.Len() || all.Next != nil {
-		t.Errorf("default page: %d chunks, next %v", len(all.Chunks), all.Next)
-	}
-	tr := all.Chunks[3].ToolResult
-	if tr == nil || len(tr.Effects) != 1 || tr.Effects[0].Diff != testDiff {
-		t.Errorf("chunk 3 lost its tool evidence: %+v", tr)
-	}
-	var end struct {
-		Chunks []session.Chunk `json:"chunks"`
-		Next   *int            `json:"next"`
-	}
-	call(t, "GET", base+"?from="+strconv.Itoa(fx.root.Len()), "").want(t, http.StatusOK, &end)
-	if end.Chunks == nil || len(end.Chunks) != 0 || end.Next != nil {
-		t.Errorf("page at the end: %+v, want [] and null", end)
-	}
-
-	call(t, "GET", base+"?from=99", "").wantError(t, http.StatusBadRequest)
-	call(t, "GET", base+"?from=-1", "").wantError(t, http.StatusBadRequest)
-	call(t, "GET", base+"?limit=0", "").wantError(t, http.StatusBadRequest)
-	call(t, "GET", base+"?limit=100000", "").wantError(t, http.StatusBadRequest)
-	call(t, "GET", ts.URL+"/api/sessions/"+missingID+"/chunks", "").wantError(t, http.StatusNotFound)
-	call(t, "GET", ts.URL+"/api/sessions/bad/chunks", "").wantError(t, http.StatusBadRequest)
-}
-
-func TestCompare(t *testing.T) {
-	st := openStore(t)
-	fx := seed(t, st)
-	_, ts := newTestServer(t, st, Options{})
+	base := ts.URL + "/v1/sessions:compare?a=" + string(fx.root.ID()) + "&b="
 	var c comparison
-	call(t, "GET", ts.URL+"/api/compare?a="+string(fx.root.ID())+"&b="+string(fx.fork.ID()), "").want(t, http.StatusOK, &c)
-	if c.Prefix != 2 || c.A.ID != fx.root.ID() || c.B.ID != fx.fork.ID() {
-		t.Fatalf("compare: prefix %d, a %s, b %s", c.Prefix, c.A.ID, c.B.ID)
+	call(t, "GET", base+string(fx.fork.ID()), "").want(t, http.StatusOK, &c)
+	if c.Prefix != 2 || c.A.ID != fx.root.ID() || c.B.ID != fx.fork.ID() || c.A.Len != fx.root.Len() {
+		t.Fatalf("compare: prefix %d, a %s (%d), b %s", c.Prefix, c.A.ID, c.A.Len, c.B.ID)
 	}
-	if len(c.ASuffix.Chunks) != 3 || len(c.BSuffix.Chunks) != 1 || c.ASuffix.From != 2 {
+	if len(c.ASuffix.Chunks) != 3 || len(c.BSuffix.Chunks) != 1 || c.ASuffix.From != 2 || c.ASuffix.Chunks[0].ID != fx.root.Chunk(2).ID {
 		t.Errorf("suffixes %d and %d chunks from %d, want 3 and 1 from 2", len(c.ASuffix.Chunks), len(c.BSuffix.Chunks), c.ASuffix.From)
 	}
-	call(t, "GET", ts.URL+"/api/compare?a="+string(fx.root.ID())+"&b="+string(fx.fork.ID())+"&limit=1", "").want(t, http.StatusOK, &c)
+	call(t, "GET", base+string(fx.fork.ID())+"&limit=1", "").want(t, http.StatusOK, &c)
 	if len(c.ASuffix.Chunks) != 1 || !c.ASuffix.Truncated || c.BSuffix.Truncated {
 		t.Errorf("limit=1: a %d chunks truncated %v, b truncated %v", len(c.ASuffix.Chunks), c.ASuffix.Truncated, c.BSuffix.Truncated)
 	}
-	call(t, "GET", ts.URL+"/api/compare?a="+string(fx.root.ID()), "").wantError(t, http.StatusBadRequest)
-	call(t, "GET", ts.URL+"/api/compare?a="+string(fx.root.ID())+"&b="+missingID, "").wantError(t, http.StatusNotFound)
+	call(t, "GET", ts.URL+"/v1/sessions:compare?a="+string(fx.root.ID()), "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+	call(t, "GET", base+string(fx.fork.ID())+"&limit=0", "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+	call(t, "GET", base+missingID, "").wantV1Error(t, http.StatusNotFound, CodeNotFound)
 }
 
-func TestRouting(t *testing.T) {
+// The viewer is served at / and /static/, loads nothing from elsewhere,
+// and there is no API but /v1.
+func TestViewerRouting(t *testing.T) {
 	st := openStore(t)
-	fx := seed(t, st)
+	seed(t, st)
 	_, ts := newTestServer(t, st, Options{})
-
-	r := call(t, "DELETE", ts.URL+"/api/sessions/"+string(fx.root.ID()), "")
-	r.wantError(t, http.StatusMethodNotAllowed)
-	if r.header.Get("Allow") != "GET" {
-		t.Errorf("Allow %q, want GET", r.header.Get("Allow"))
-	}
-	call(t, "GET", ts.URL+"/api/merge", "").wantError(t, http.StatusMethodNotAllowed)
-	call(t, "GET", ts.URL+"/api/nothing/here", "").wantError(t, http.StatusNotFound)
 
 	page := call(t, "GET", ts.URL+"/", "")
 	page.want(t, http.StatusOK, nil)
@@ -215,20 +149,23 @@ func TestRouting(t *testing.T) {
 		if r.status != http.StatusOK {
 			t.Errorf("GET %s: %d", path, r.status)
 		}
-		if ctype != "" && !strings.Contains(r.header.Get("Content-Type"), ctype) {
+		if !strings.Contains(r.header.Get("Content-Type"), ctype) {
 			t.Errorf("GET %s: Content-Type %q, want %s", path, r.header.Get("Content-Type"), ctype)
 		}
 	}
-	for _, path := range []string{"/static/", "/static/nope.js", "/elsewhere"} {
-		if r := call(t, "GET", ts.URL+path, ""); r.status != http.StatusNotFound {
-			t.Errorf("GET %s: %d, want 404", path, r.status)
+	for _, path := range []string{"/static/", "/static/nope.js", "/elsewhere", "/api/sessions", "/api/cluster"} {
+		if r := call(t, "GET", ts.URL+path, ""); r.status != http.StatusNotFound || json.Valid(r.body) {
+			t.Errorf("GET %s: %d %s, want the viewer's 404", path, r.status, r.body)
 		}
 	}
-	js := call(t, "GET", ts.URL+"/static/app.js", "")
-	for _, f := range []string{"fetch(", "EventSource", "format=svg"} {
-		if !strings.Contains(string(js.body), f) {
+	js := string(call(t, "GET", ts.URL+"/static/app.js", "").body)
+	for _, f := range []string{"fetch(", "EventSource", "format=svg", "/v1/sessions"} {
+		if !strings.Contains(js, f) {
 			t.Errorf("app.js does not use %s", f)
 		}
+	}
+	if strings.Contains(js, "/api/") {
+		t.Error("app.js calls /api/: the viewer reads only /v1")
 	}
 	for _, path := range []string{"/", "/static/app.js", "/static/style.css"} {
 		body := strings.ReplaceAll(string(call(t, "GET", ts.URL+path, "").body), "http://www.w3.org/2000/svg", "")

@@ -4,34 +4,10 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
-	"mime"
 	"net"
 	"net/http"
 	"strings"
 )
-
-// guardAPI enforces the access rules on /api: the bearer token when the
-// server has one; otherwise a loopback Host and JSON POSTs (see the package
-// comment).
-func (s *Server) guardAPI(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.token != "" {
-			if !s.authorized(r) {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="rath"`)
-				writeError(w, http.StatusUnauthorized, "This server needs the header \"Authorization: Bearer <token>\" with its token.")
-				return
-			}
-		} else if !loopbackHost(r.Host) {
-			writeError(w, http.StatusForbidden, "Host %q is not a loopback name; this server answers only local requests.", r.Host)
-			return
-		}
-		if r.Method == http.MethodPost && !jsonBody(r) {
-			writeError(w, http.StatusUnsupportedMediaType, "POST requests need Content-Type: application/json.")
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}
 
 // guardHost refuses the viewer to non-loopback Hosts when the server has
 // no token (DNS rebinding).
@@ -56,14 +32,6 @@ func (s *Server) authorized(r *http.Request) bool {
 	a := sha256.Sum256([]byte(strings.TrimSpace(got)))
 	b := sha256.Sum256([]byte(s.token))
 	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
-}
-
-// jsonBody reports whether r declares a JSON body. Browsers send such a
-// request cross-origin only after a CORS preflight, which this server never
-// approves.
-func jsonBody(r *http.Request) bool {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	return err == nil && mt == "application/json"
 }
 
 // loopbackAddr reports whether a listen address ("host:port") binds only

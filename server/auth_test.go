@@ -35,21 +35,21 @@ func TestToken(t *testing.T) {
 	st := openStore(t)
 	fx := seed(t, st)
 	_, ts := newTestServer(t, st, Options{Addr: "0.0.0.0:7474", Token: "s3cret-token"})
-	url := ts.URL + "/api/sessions/" + string(fx.root.ID())
+	url := ts.URL + "/v1/sessions/" + string(fx.root.ID())
 
 	r := call(t, "GET", url, "")
-	r.wantError(t, http.StatusUnauthorized)
+	r.wantV1Error(t, http.StatusUnauthorized, CodeUnauthenticated)
 	if r.header.Get("WWW-Authenticate") == "" {
 		t.Error("401 without WWW-Authenticate")
 	}
 	for _, h := range []string{"Bearer wrong", "Bearer s3cret-token-and-more", "Bearer ", "s3cret-token", "Basic czNjcmV0LXRva2Vu", "bearer s3cret-token x"} {
-		call(t, "GET", url, "", "Authorization", h).wantError(t, http.StatusUnauthorized)
+		call(t, "GET", url, "", "Authorization", h).wantV1Error(t, http.StatusUnauthorized, CodeUnauthenticated)
 	}
 	call(t, "GET", url, "", "Authorization", "Bearer s3cret-token").want(t, http.StatusOK, nil)
-	call(t, "POST", url+"/fork", "{}", "Authorization", "Bearer wrong").wantError(t, http.StatusUnauthorized)
+	call(t, "POST", url+"/fork", "{}", "Authorization", "Bearer wrong").wantV1Error(t, http.StatusUnauthorized, CodeUnauthenticated)
 	call(t, "POST", url+"/fork", "{}", "Authorization", "Bearer s3cret-token").want(t, http.StatusCreated, nil)
 	// With a token the Host does not matter: the token is the guard.
-	call(t, "GET", ts.URL+"/api/sessions", "", "Authorization", "Bearer s3cret-token", "Host", "rath.example.com").want(t, http.StatusOK, nil)
+	call(t, "GET", ts.URL+"/v1/sessions", "", "Authorization", "Bearer s3cret-token", "Host", "rath.example.com").want(t, http.StatusOK, nil)
 	// The viewer itself holds no data and loads without the token.
 	call(t, "GET", ts.URL+"/", "").want(t, http.StatusOK, nil)
 }
@@ -60,12 +60,12 @@ func TestLoopbackHostOnly(t *testing.T) {
 	_, ts := newTestServer(t, st, Options{})
 	// A page on another site that rebinds its name to 127.0.0.1 sends its
 	// own Host: refused.
-	call(t, "GET", ts.URL+"/api/sessions", "", "Host", "attacker.example:7474").wantError(t, http.StatusForbidden)
+	call(t, "GET", ts.URL+"/v1/sessions", "", "Host", "attacker.example:7474").wantV1Error(t, http.StatusForbidden, CodeForbidden)
 	if r := call(t, "GET", ts.URL+"/", "", "Host", "attacker.example"); r.status != http.StatusForbidden {
 		t.Errorf("viewer for a foreign Host: %d, want 403", r.status)
 	}
 	for _, host := range []string{"localhost:7474", "127.0.0.1", "[::1]:7474"} {
-		call(t, "GET", ts.URL+"/api/sessions", "", "Host", host).want(t, http.StatusOK, nil)
+		call(t, "GET", ts.URL+"/v1/sessions", "", "Host", host).want(t, http.StatusOK, nil)
 	}
 }
 

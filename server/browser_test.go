@@ -66,7 +66,7 @@ func TestViewer(t *testing.T) {
 
 	t.Run("graph", func(t *testing.T) {
 		var g graphNodes
-		call(t, "GET", base+"/api/sessions/"+string(fx.root.ID())+"/graph?format=json", "").want(t, http.StatusOK, &g)
+		call(t, "GET", base+"/v1/sessions/"+string(fx.root.ID())+"/graph?format=json", "").want(t, http.StatusOK, &g)
 		p := openPage(t, browser, shots)
 		p.do(chromedp.Navigate(base + "/#/s/" + string(fx.root.ID())))
 		p.wait(`document.querySelectorAll('#graph-svg svg g.node').length > 0`)
@@ -169,13 +169,16 @@ func tailCommit(t *testing.T, p *page, st store.Store, id session.ID, text strin
 }
 
 // serveLoopback serves st on a fresh loopback port until the test ends and
-// returns the base URL.
+// returns the base URL. The viewer must read only the public API: a request
+// for anything but /v1, the page and its static files fails the test
+// (onlyV1).
 func serveLoopback(t *testing.T, st store.Store, o Options) string {
 	t.Helper()
 	s, err := New(st, o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.h = onlyV1(t, s.h)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -190,6 +193,35 @@ func serveLoopback(t *testing.T, st store.Store, o Options) string {
 		}
 	})
 	return "http://" + l.Addr().String()
+}
+
+// onlyV1 passes requests to h and fails the test on one whose path is not
+// under /v1/, the viewer's page (/) or its files (/static/, and the
+// favicon a browser asks for by itself): what the viewer shows, a program
+// can get from the API.
+func onlyV1(t *testing.T, h http.Handler) http.Handler {
+	var mu sync.Mutex
+	v1 := 0
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if v1 == 0 {
+			t.Error("the viewer made no /v1 request")
+		}
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		switch {
+		case strings.HasPrefix(p, "/v1/"):
+			mu.Lock()
+			v1++
+			mu.Unlock()
+		case p == "/" || p == "/favicon.ico" || strings.HasPrefix(p, "/static/"):
+		default:
+			t.Errorf("a request outside /v1: %s %s", r.Method, r.URL)
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // artifactDir is where screenshots go: $RATH_ARTIFACTS, else a temporary

@@ -4,20 +4,17 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
-	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
 
-// Cluster is what the cluster page needs of the Agent Cluster; package cli gives
-// an adapter over cluster.Cluster (server cannot import it).
+// Cluster is what the cluster page needs of the Agent Cluster; package cli
+// gives an adapter over cluster.Cluster (server cannot import it). Verdicts
+// on approvals go through Runs (POST /v1/approvals/{id}).
 type Cluster interface {
 	// Status is the cluster's state as JSON-encodable data (cluster.Report).
 	Status(ctx context.Context) (any, error)
-	// Approve records a verdict on the approval a run waits for.
-	Approve(ctx context.Context, id session.ID, approve bool, by, reason string) error
 }
 
 // How the cluster's event stream paces itself (Server fields, so tests can
@@ -33,66 +30,26 @@ const (
 	// clusterStatusTimeout bounds one Status call of the stream, so a store
 	// that hangs does not silence the stream's heartbeat for good.
 	clusterStatusTimeout = 15 * time.Second
-	// approveTimeout bounds an approval. It runs detached from the
-	// request: a client that goes away does not cut a verdict in half.
-	approveTimeout = 30 * time.Second
 )
 
-// codeNoCluster is the error code of the cluster endpoints on a server
+// codeNoCluster is the reason of the cluster operations' 503 on a server
 // without a cluster.
 const codeNoCluster = "no_cluster"
 
-// noCluster answers 404 when the server has no cluster and reports whether
-// it did.
-func (s *Server) noCluster(w http.ResponseWriter) bool {
-	if s.cluster != nil {
-		return false
-	}
-	writeJSON(w, http.StatusNotFound, apiError{
-		Error: "This server has no cluster configured, so there is no cluster status or approval here.",
-		Code:  codeNoCluster,
-	})
-	return true
-}
+// maxBy bounds the length of who decides.
+const maxBy = 200
 
-// handleCluster answers GET /api/cluster: the cluster's status (in
-// practice a cluster.Report: workers, pools, runs).
-func (s *Server) handleCluster(w http.ResponseWriter, r *http.Request) {
-	if s.noCluster(w) {
-		return
-	}
-	rep, err := s.cluster.Status(r.Context())
-	if err != nil {
-		fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, rep)
-}
-
-// handleClusterEvents answers GET /api/cluster/events with Server-Sent
-// Events:
+// clusterStream writes the cluster's status events to out until the client
+// goes, the server shuts down or the store stops watching:
 //
 //	event: status   data: <the Status JSON>   at once, then after commits and at least every clusterPoll
-//	event: error    data: {"error": ...}      when Status fails (the stream goes on and tries again)
+//	event: error    data: errBody(err)        when Status fails (the stream goes on and tries again)
 //	event: end      data: {"reason": ...}     when the server shuts down or the store stops watching
 //
-// and a comment line every heartbeat. A commit the store reports (its
-// Watch, as the tail uses) brings a new status, but at most one every
-// clusterCoalesce, so a burst of commits is one status.
-func (s *Server) handleClusterEvents(w http.ResponseWriter, r *http.Request) {
-	if s.noCluster(w) {
-		return
-	}
-	ctx := r.Context()
-	events, err := s.st.Watch(ctx)
-	if err != nil {
-		fail(w, r, err)
-		return
-	}
-	startEvents(w)
-	// Only the writing half of a tail stream: its event and write.
-	out := &tailStream{w: w, rc: http.NewResponseController(w)}
-
+// and a comment line every heartbeat. A commit the store reports (events,
+// its Watch) brings a new status, but at most one every clusterCoalesce, so
+// a burst of commits is one status.
+func (s *Server) clusterStream(ctx context.Context, out *tailStream, events <-chan store.Event, errBody func(error) any) {
 	var last time.Time // when the last status went out
 	poll := time.NewTimer(s.clusterPoll)
 	defer poll.Stop()
@@ -114,7 +71,7 @@ func (s *Server) handleClusterEvents(w http.ResponseWriter, r *http.Request) {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return out.event("error", "", apiError{Error: sentence(err.Error())})
+			return out.event("error", "", errBody(err))
 		}
 		return out.event("status", "", rep)
 	}
@@ -133,7 +90,7 @@ func (s *Server) handleClusterEvents(w http.ResponseWriter, r *http.Request) {
 			_ = out.event("end", "", map[string]string{"reason": "the server is shutting down"})
 			return
 		case <-hb.C:
-			err = out.write(": heartbeat\n\n")
+			err = out.write(": keep-alive\n\n")
 		case _, ok := <-events:
 			if !ok {
 				_ = out.event("end", "", map[string]string{"reason": "the store stopped delivering commits"})
@@ -158,65 +115,7 @@ func (s *Server) handleClusterEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// approveRequest is the body of POST /api/cluster/runs/{id}/approve.
-type approveRequest struct {
-	// Approve is the verdict: true approves, false denies. It must be
-	// given: an empty body does not deny by default.
-	Approve *bool  `json:"approve"`
-	By      string `json:"by"`
-	Reason  string `json:"reason"`
-}
-
-// maxBy bounds the length of who decides.
-const maxBy = 200
-
-// handleApprove answers POST /api/cluster/runs/{id}/approve {"approve":
-// bool, "by": who, "reason": why}: it records the verdict on the approval
-// the run waits for and answers {"ok": true}. A run that is not waiting for
-// an approval answers 409; an unknown run 404.
-func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
-	if s.noCluster(w) {
-		return
-	}
-	id, ok := checkID(w, r.PathValue("id"), "run id")
-	if !ok {
-		return
-	}
-	var req approveRequest
-	if !decodeBody(w, r, &req, false) {
-		return
-	}
-	by := strings.TrimSpace(req.By)
-	switch {
-	case req.Approve == nil:
-		writeError(w, http.StatusBadRequest, "The request needs \"approve\": true to approve or false to deny.")
-		return
-	case by == "":
-		writeError(w, http.StatusBadRequest, "The request needs \"by\": who decides (the verdict records it).")
-		return
-	case len(by) > maxBy:
-		writeError(w, http.StatusBadRequest, "\"by\" is longer than %d bytes.", maxBy)
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), approveTimeout)
-	defer cancel()
-	if err := s.cluster.Approve(ctx, id, *req.Approve, by, strings.TrimSpace(req.Reason)); err != nil {
-		// The cluster's sentinel errors live above this package: match
-		// their text (cluster.ErrNotWaiting, cluster.ErrNotARun).
-		switch msg := err.Error(); {
-		case strings.Contains(msg, "not waiting"):
-			writeError(w, http.StatusConflict, "%s", sentence(msg))
-		case strings.Contains(msg, "not a cluster run"):
-			writeError(w, http.StatusNotFound, "%s", sentence(msg))
-		default:
-			fail(w, r, err) // store.ErrNotFound 404, ErrConflict 409, else 500
-		}
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
-}
-
-// health answers the probes, outside /api and without the token:
+// health answers the probes, outside /v1 and without the token:
 //
 //	GET /health/live    200 {"status": "live"} while the process serves
 //	GET /health/ready   200 {"status": "ready"} when the store answers a

@@ -41,7 +41,7 @@ func TestViewerCluster(t *testing.T) {
 
 	t.Run("approve", func(t *testing.T) {
 		fc := newFakeCluster()
-		base := serveLoopback(t, st, Options{Cluster: fc})
+		base := serveLoopback(t, st, Options{Cluster: fc, Runs: fc})
 		p := openPage(t, browser, shots)
 		// The cluster page is one click away from the session list.
 		p.do(chromedp.Navigate(base + "/"))
@@ -90,7 +90,7 @@ func TestViewerCluster(t *testing.T) {
 	t.Run("token", func(t *testing.T) {
 		// Behind a token the page's fetches and its event stream carry it.
 		fc := newFakeCluster()
-		base := serveLoopback(t, st, Options{Token: "cluster-token", Cluster: fc})
+		base := serveLoopback(t, st, Options{Token: "cluster-token", Cluster: fc, Runs: fc})
 		p := openPage(t, browser, shots)
 		p.do(chromedp.Navigate(base + "/#token=cluster-token"))
 		p.wait(`document.querySelectorAll('#session-list tbody tr').length === 5`)

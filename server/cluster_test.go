@@ -70,7 +70,7 @@ type fakeReview struct {
 	Calls   []session.ToolCall `json:"calls"`
 }
 
-// verdict is one Approve call the fake recorded.
+// verdict is one verdict the fake recorded.
 type verdict struct {
 	ID      session.ID
 	Approve bool
@@ -78,15 +78,17 @@ type verdict struct {
 	Reason  string
 }
 
-// fakeCluster is a Cluster whose report the test sets. Approve records
-// the verdict and moves a waiting run to queued, as the real one does.
+// fakeCluster is a Cluster whose report the test sets, and the Runs that
+// POST /v1/approvals/{id} decides through (its other methods are not
+// called: the embedded nil Runs). Decide records the verdict and moves a
+// waiting run to queued, as the real one does.
 type fakeCluster struct {
-	mu         sync.Mutex
-	rep        fakeReport
-	statusErr  error
-	approveErr error
-	verdicts   []verdict
-	statuses   int
+	Runs
+	mu        sync.Mutex
+	rep       fakeReport
+	statusErr error
+	verdicts  []verdict
+	statuses  int
 }
 
 func (f *fakeCluster) Status(context.Context) (any, error) {
@@ -100,25 +102,39 @@ func (f *fakeCluster) Status(context.Context) (any, error) {
 	return json.RawMessage(b), err
 }
 
-func (f *fakeCluster) Approve(_ context.Context, id session.ID, approve bool, by, reason string) error {
+// run is the fake's run id, or store.ErrNotFound.
+func (f *fakeCluster) run(id session.ID) (*fakeRun, error) {
+	for i := range f.rep.Runs {
+		if f.rep.Runs[i].ID == id {
+			return &f.rep.Runs[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%w: run %s", store.ErrNotFound, id)
+}
+
+func (f *fakeCluster) Decide(_ context.Context, id session.ID, v Verdict) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.approveErr != nil {
-		return f.approveErr
+	r, err := f.run(id)
+	if err != nil {
+		return err
 	}
-	for i := range f.rep.Runs {
-		r := &f.rep.Runs[i]
-		if r.ID != id {
-			continue
-		}
-		if r.State != "waiting_approval" {
-			return fmt.Errorf("cluster: the run is not waiting for that: %s is %s, not waiting for approval", id, r.State)
-		}
-		f.verdicts = append(f.verdicts, verdict{ID: id, Approve: approve, By: by, Reason: reason})
-		r.State, r.Since, r.Pool = "queued", time.Now().UTC(), "default"
-		return nil
+	if r.State != "waiting_approval" {
+		return fmt.Errorf("%w: %s is %s, not waiting for approval", store.ErrConflict, id, r.State)
 	}
-	return fmt.Errorf("%w: session %s", store.ErrNotFound, id)
+	f.verdicts = append(f.verdicts, verdict{ID: id, Approve: v.Verdict == "approve", By: v.By, Reason: v.Reason})
+	r.State, r.Since, r.Pool = "queued", time.Now().UTC(), "default"
+	return nil
+}
+
+func (f *fakeCluster) Run(_ context.Context, id session.ID) (RunView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, err := f.run(id)
+	if err != nil {
+		return RunView{}, err
+	}
+	return RunView{ID: r.ID, State: r.State, Body: *r}, nil
 }
 
 // update changes the fake's report under its lock.
@@ -165,129 +181,97 @@ func newFakeCluster() *fakeCluster {
 	}}
 }
 
-func TestClusterStatus(t *testing.T) {
+func TestV1ClusterStatus(t *testing.T) {
 	st := openStore(t)
 	fc := newFakeCluster()
 	_, ts := newTestServer(t, st, Options{Cluster: fc})
 
 	var rep fakeReport
-	call(t, "GET", ts.URL+"/api/cluster", "").want(t, http.StatusOK, &rep)
+	call(t, "GET", ts.URL+"/v1/cluster", "").want(t, http.StatusOK, &rep)
 	if len(rep.Workers) != 2 || len(rep.Pools) != 1 || len(rep.Runs) != 3 || rep.Runs[1].ID != runWaiting || rep.Pools[0].Queued != 2 {
-		t.Errorf("GET /api/cluster: %+v", rep)
+		t.Errorf("GET /v1/cluster: %+v", rep)
 	}
-	call(t, "POST", ts.URL+"/api/cluster", "{}").wantError(t, http.StatusMethodNotAllowed)
+	call(t, "POST", ts.URL+"/v1/cluster", "{}").wantV1Error(t, http.StatusMethodNotAllowed, CodeInvalidArgument)
 
 	fc.mu.Lock()
 	fc.statusErr = fmt.Errorf("list runs: %w", store.ErrClosed)
 	fc.mu.Unlock()
-	call(t, "GET", ts.URL+"/api/cluster", "").wantError(t, http.StatusServiceUnavailable)
+	call(t, "GET", ts.URL+"/v1/cluster", "").wantV1Error(t, http.StatusServiceUnavailable, CodeUnavailable)
 }
 
-func TestClusterApprove(t *testing.T) {
+// The cluster page's verdicts go through POST /v1/approvals/{id}, to the
+// Runs the server was given.
+func TestV1ClusterApprove(t *testing.T) {
 	st := openStore(t)
 	fc := newFakeCluster()
-	_, ts := newTestServer(t, st, Options{Cluster: fc})
-	url := func(id session.ID) string { return ts.URL + "/api/cluster/runs/" + string(id) + "/approve" }
+	_, ts := newTestServer(t, st, Options{Cluster: fc, Runs: fc})
+	url := func(id session.ID) string { return ts.URL + "/v1/approvals/" + string(id) }
 
-	var ok struct {
-		OK bool `json:"ok"`
-	}
-	call(t, "POST", url(runWaiting), `{"approve": true, "by": " ada ", "reason": "looks right"}`).want(t, http.StatusOK, &ok)
-	if !ok.OK {
-		t.Error(`approve answered without "ok": true`)
+	var run fakeRun
+	call(t, "POST", url(runWaiting), `{"verdict": "approve", "by": " ada ", "reason": "looks right"}`).want(t, http.StatusOK, &run)
+	if run.ID != runWaiting || run.State != "queued" {
+		t.Errorf("the verdict answered the run %+v, want it queued", run)
 	}
 	if got := fc.recorded(); len(got) != 1 || got[0] != (verdict{ID: runWaiting, Approve: true, By: "ada", Reason: "looks right"}) {
 		t.Errorf("recorded %+v", got)
 	}
-
 	// The run is queued now: a second verdict is a conflict, and so is one
 	// on a run that waits for a review.
-	e := call(t, "POST", url(runWaiting), `{"approve": false, "by": "ada"}`).wantError(t, http.StatusConflict)
-	if !strings.Contains(e.Error, "not waiting") {
-		t.Errorf("409 says %q", e.Error)
-	}
-	call(t, "POST", url(runReview), `{"approve": true, "by": "ada"}`).wantError(t, http.StatusConflict)
-	call(t, "POST", url(missingID), `{"approve": true, "by": "ada"}`).wantError(t, http.StatusNotFound)
-
-	for _, body := range []string{
-		`{"by": "ada"}`,                          // no verdict: not a denial by default
-		`{"approve": true}`,                      // nobody
-		`{"approve": true, "by": "  "}`,          // nobody
-		`{"approve": "yes", "by": "ada"}`,        // not a bool
-		`{"approve": true, "by": "ada", "x": 1}`, // unknown field
-		`not json`,
-		`{"approve": true, "by": "` + strings.Repeat("a", maxBy+1) + `"}`,
-	} {
-		call(t, "POST", url(runReview), body).wantError(t, http.StatusBadRequest)
-	}
-	call(t, "POST", url(runReview), "", "Content-Type", "application/json").wantError(t, http.StatusBadRequest)
-	call(t, "POST", ts.URL+"/api/cluster/runs/nope/approve", `{"approve": true, "by": "ada"}`).wantError(t, http.StatusBadRequest)
-	call(t, "POST", url(runWaiting), "").wantError(t, http.StatusUnsupportedMediaType)
-	call(t, "GET", url(runWaiting), "").wantError(t, http.StatusMethodNotAllowed)
-
-	// Any other failure of the cluster is a 500 that says what failed.
-	fc.mu.Lock()
-	fc.approveErr = errors.New("cluster: approve: the queue is away")
-	fc.mu.Unlock()
-	e = call(t, "POST", url(runReview), `{"approve": true, "by": "ada"}`).wantError(t, http.StatusInternalServerError)
-	if !strings.Contains(e.Error, "queue is away") {
-		t.Errorf("500 says %q", e.Error)
-	}
+	call(t, "POST", url(runWaiting), `{"verdict": "deny", "by": "ada"}`).wantV1Error(t, http.StatusConflict, CodeConflict)
+	call(t, "POST", url(runReview), `{"verdict": "approve", "by": "ada"}`).wantV1Error(t, http.StatusConflict, CodeConflict)
+	call(t, "POST", url(missingID), `{"verdict": "approve", "by": "ada"}`).wantV1Error(t, http.StatusNotFound, CodeNotFound)
 	if got := fc.recorded(); len(got) != 1 {
-		t.Errorf("failed calls recorded verdicts: %+v", got)
+		t.Errorf("refused verdicts were recorded: %+v", got)
 	}
 }
 
-func TestClusterNotConfigured(t *testing.T) {
+func TestV1ClusterNotConfigured(t *testing.T) {
 	st := openStore(t)
 	_, ts := newTestServer(t, st, Options{})
 	for _, r := range []response{
-		call(t, "GET", ts.URL+"/api/cluster", ""),
-		call(t, "GET", ts.URL+"/api/cluster/events", ""),
-		call(t, "POST", ts.URL+"/api/cluster/runs/"+string(runWaiting)+"/approve", `{"approve": true, "by": "ada"}`),
+		call(t, "GET", ts.URL+"/v1/cluster", ""),
+		call(t, "GET", ts.URL+"/v1/cluster/events", ""),
 	} {
-		if e := r.wantError(t, http.StatusNotFound); e.Code != codeNoCluster || !strings.Contains(e.Error, "no cluster") {
+		if e := r.wantV1Error(t, http.StatusServiceUnavailable, CodeUnavailable); e.Reason != codeNoCluster || !strings.Contains(e.Message, "no cluster") {
 			t.Errorf("without a cluster: %+v", e)
 		}
 	}
 }
 
-func TestClusterToken(t *testing.T) {
+func TestV1ClusterToken(t *testing.T) {
 	st := openStore(t)
 	fc := newFakeCluster()
 	_, ts := newTestServer(t, st, Options{Addr: "0.0.0.0:7474", Token: "s3cret-token", Cluster: fc})
 	auth := []string{"Authorization", "Bearer s3cret-token", "Host", "rath.example.com"}
-	approve := ts.URL + "/api/cluster/runs/" + string(runWaiting) + "/approve"
 
-	call(t, "GET", ts.URL+"/api/cluster", "").wantError(t, http.StatusUnauthorized)
-	call(t, "GET", ts.URL+"/api/cluster/events", "").wantError(t, http.StatusUnauthorized)
-	call(t, "POST", approve, `{"approve": true, "by": "ada"}`).wantError(t, http.StatusUnauthorized)
-	call(t, "POST", approve, `{"approve": true, "by": "ada"}`, "Authorization", "Bearer wrong").wantError(t, http.StatusUnauthorized)
-	if got := fc.recorded(); len(got) != 0 {
-		t.Fatalf("a request without the token was approved: %+v", got)
-	}
+	call(t, "GET", ts.URL+"/v1/cluster", "").wantV1Error(t, http.StatusUnauthorized, CodeUnauthenticated)
+	call(t, "GET", ts.URL+"/v1/cluster/events", "").wantV1Error(t, http.StatusUnauthorized, CodeUnauthenticated)
+	call(t, "GET", ts.URL+"/v1/cluster", "", "Authorization", "Bearer wrong").wantV1Error(t, http.StatusUnauthorized, CodeUnauthenticated)
 
-	call(t, "GET", ts.URL+"/api/cluster", "", auth...).want(t, http.StatusOK, nil)
-	events, res := openTail(t, ts.URL+"/api/cluster/events", auth...)
+	call(t, "GET", ts.URL+"/v1/cluster", "", auth...).want(t, http.StatusOK, nil)
+	events, res := openTail(t, ts.URL+"/v1/cluster/events", auth...)
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("events with the token: %d", res.StatusCode)
 	}
 	nextEvent(t, events, "status", within)
-	call(t, "POST", approve, `{"approve": true, "by": "ada"}`, auth...).want(t, http.StatusOK, nil)
-	if got := fc.recorded(); len(got) != 1 {
-		t.Errorf("recorded %+v", got)
-	}
 }
 
-func TestClusterLoopbackHostOnly(t *testing.T) {
+func TestV1ClusterLoopbackHostOnly(t *testing.T) {
 	st := openStore(t)
 	fc := newFakeCluster()
 	_, ts := newTestServer(t, st, Options{Cluster: fc})
-	call(t, "GET", ts.URL+"/api/cluster", "", "Host", "attacker.example:7474").wantError(t, http.StatusForbidden)
-	call(t, "POST", ts.URL+"/api/cluster/runs/"+string(runWaiting)+"/approve", `{"approve": true, "by": "ada"}`, "Host", "attacker.example").wantError(t, http.StatusForbidden)
-	if got := fc.recorded(); len(got) != 0 {
-		t.Fatalf("a request for a foreign Host was approved: %+v", got)
-	}
+	call(t, "GET", ts.URL+"/v1/cluster", "", "Host", "attacker.example:7474").wantV1Error(t, http.StatusForbidden, CodeForbidden)
+	call(t, "GET", ts.URL+"/v1/cluster/events", "", "Host", "attacker.example").wantV1Error(t, http.StatusForbidden, CodeForbidden)
+}
+
+// A cluster stream counts against the server's cap on event streams.
+func TestV1ClusterEventsCap(t *testing.T) {
+	st := openStore(t)
+	fc := newFakeCluster()
+	_, ts := newTestServer(t, st, Options{Cluster: fc, MaxSubscribers: 1})
+	events, _ := openTail(t, ts.URL+"/v1/cluster/events")
+	nextEvent(t, events, "status", within)
+	call(t, "GET", ts.URL+"/v1/cluster/events", "").wantV1Error(t, http.StatusTooManyRequests, CodeExhausted)
 }
 
 // clusterServer serves a server with a fake cluster, its stream paced by
@@ -325,13 +309,13 @@ func addRun(fc *fakeCluster, id session.ID) {
 	})
 }
 
-func TestClusterEventsAfterCommit(t *testing.T) {
+func TestV1ClusterEventsAfterCommit(t *testing.T) {
 	st := openStore(t)
 	fx := seed(t, st)
 	fc := newFakeCluster()
 	// No polling within the test: only a commit brings a new status.
 	base := clusterServer(t, st, fc, clusterCoalesce, time.Hour)
-	events, res := openTail(t, base+"/api/cluster/events")
+	events, res := openTail(t, base+"/v1/cluster/events")
 	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("events: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
 	}
@@ -347,14 +331,14 @@ func TestClusterEventsAfterCommit(t *testing.T) {
 	}
 }
 
-func TestClusterEventsCoalesce(t *testing.T) {
+func TestV1ClusterEventsCoalesce(t *testing.T) {
 	st := openStore(t)
 	fx := seed(t, st)
 	fc := newFakeCluster()
 	// A status went out when the stream opened; the next is owed no sooner
 	// than the coalescing interval after it, here far beyond the test.
 	base := clusterServer(t, st, fc, time.Hour, time.Hour)
-	events, _ := openTail(t, base+"/api/cluster/events")
+	events, _ := openTail(t, base+"/v1/cluster/events")
 	nextStatus(t, events)
 	cur := fx.root
 	for i := range 5 {
@@ -375,7 +359,7 @@ func TestClusterEventsCoalesce(t *testing.T) {
 	}
 }
 
-func TestClusterEventsPoll(t *testing.T) {
+func TestV1ClusterEventsPoll(t *testing.T) {
 	st := openStore(t)
 	fc := newFakeCluster()
 	s, err := New(st, Options{Cluster: fc})
@@ -387,7 +371,7 @@ func TestClusterEventsPoll(t *testing.T) {
 	s.clusterPoll, s.heartbeat = 20*time.Millisecond, 10*time.Millisecond
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
-	events, _ := openTail(t, ts.URL+"/api/cluster/events")
+	events, _ := openTail(t, ts.URL+"/v1/cluster/events")
 	nextStatus(t, events)
 	fc.update(func(r *fakeReport) { r.Runs[0].State = "done" })
 	for {
@@ -395,7 +379,7 @@ func TestClusterEventsPoll(t *testing.T) {
 			break
 		}
 	}
-	if ev, ok := nextEvent(t, events, "comment", within); !ok || ev.data != "heartbeat" {
+	if ev, ok := nextEvent(t, events, "comment", within); !ok || ev.data != "keep-alive" {
 		t.Fatalf("heartbeat %+v", ev)
 	}
 
@@ -404,8 +388,8 @@ func TestClusterEventsPoll(t *testing.T) {
 	fc.mu.Lock()
 	fc.statusErr = errors.New("the database is away")
 	fc.mu.Unlock()
-	if ev, ok := nextEvent(t, events, "error", within); !ok || !strings.Contains(ev.data, "database is away") {
-		t.Fatalf("error event %+v", ev)
+	if ev, ok := nextEvent(t, events, "error", within); !ok || !strings.Contains(ev.data, `"code":"internal"`) || !strings.Contains(ev.data, "database is away") {
+		t.Fatalf("error event %+v, want the /v1 error shape", ev)
 	}
 	fc.mu.Lock()
 	fc.statusErr = nil
@@ -413,7 +397,7 @@ func TestClusterEventsPoll(t *testing.T) {
 	nextStatus(t, events)
 }
 
-func TestClusterEventsEnd(t *testing.T) {
+func TestV1ClusterEventsEnd(t *testing.T) {
 	st := openStore(t)
 	ws := &watchStore{Store: st, ch: make(chan store.Event, 4)}
 	fc := newFakeCluster()
@@ -424,7 +408,7 @@ func TestClusterEventsEnd(t *testing.T) {
 	s.clusterCoalesce, s.clusterPoll = time.Millisecond, time.Hour
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
-	events, _ := openTail(t, ts.URL+"/api/cluster/events")
+	events, _ := openTail(t, ts.URL+"/v1/cluster/events")
 	nextStatus(t, events)
 	// A watcher that missed events owes a status too.
 	addRun(fc, runNew)

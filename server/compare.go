@@ -1,7 +1,7 @@
 package server
 
 import (
-	"net/http"
+	"context"
 	"sort"
 
 	"github.com/openrath/rath/session"
@@ -15,7 +15,7 @@ const (
 	maxSuffixLimit     = 5000
 )
 
-// comparison is the body of GET /api/compare.
+// comparison is the body of GET /v1/sessions:compare.
 type comparison struct {
 	A store.Info `json:"a"`
 	B store.Info `json:"b"`
@@ -34,51 +34,38 @@ type suffix struct {
 	Truncated bool `json:"truncated"`
 }
 
-// handleCompare answers GET /api/compare?a=&b=&limit=: the common prefix
-// of two sessions (by chunk id) and each one's suffix after it, for the
+// compare reads sessions a and b and returns their common prefix (by chunk
+// id) and each one's suffix after it, at most limit chunks of each: the
 // viewer's side-by-side comparison of branches.
-func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	aID, ok := checkID(w, q.Get("a"), `parameter "a"`)
-	if !ok {
-		return
-	}
-	bID, ok := checkID(w, q.Get("b"), `parameter "b"`)
-	if !ok {
-		return
-	}
-	limit, err := intParam(q.Get("limit"), "limit", defaultSuffixLimit, 1, maxSuffixLimit)
+func (s *Server) compare(ctx context.Context, aID, bID session.ID, limit int) (comparison, error) {
+	a, ai, err := s.loadInfo(ctx, aID)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "%s", sentence(err.Error()))
-		return
+		return comparison{}, err
 	}
-	a, err := s.st.Load(r.Context(), aID)
+	b, bi, err := s.loadInfo(ctx, bID)
 	if err != nil {
-		fail(w, r, err)
-		return
+		return comparison{}, err
 	}
-	b, err := s.st.Load(r.Context(), bID)
-	if err != nil {
-		fail(w, r, err)
-		return
-	}
-	ai, err := s.st.Info(r.Context(), aID)
-	if err != nil {
-		fail(w, r, err)
-		return
-	}
-	bi, err := s.st.Info(r.Context(), bID)
-	if err != nil {
-		fail(w, r, err)
-		return
-	}
-	ai.Len, ai.Head = a.Len(), a.Head()
-	bi.Len, bi.Head = b.Len(), b.Head()
 	p := commonPrefix(a, b)
-	writeJSON(w, http.StatusOK, comparison{
+	return comparison{
 		A: ai, B: bi, Prefix: p,
 		ASuffix: suffixOf(a, p, limit), BSuffix: suffixOf(b, p, limit),
-	})
+	}, nil
+}
+
+// loadInfo reads a session and its metadata, the metadata describing the
+// chain that was loaded (the session may grow between the two reads).
+func (s *Server) loadInfo(ctx context.Context, id session.ID) (*session.Session, store.Info, error) {
+	ses, err := s.st.Load(ctx, id)
+	if err != nil {
+		return nil, store.Info{}, err
+	}
+	info, err := s.st.Info(ctx, id)
+	if err != nil {
+		return nil, store.Info{}, err
+	}
+	info.Len, info.Head = ses.Len(), ses.Head()
+	return ses, info, nil
 }
 
 // commonPrefix returns how many leading chunks a and b share. A chunk id

@@ -10,29 +10,14 @@ import (
 	"github.com/openrath/rath/session"
 )
 
-// graphTypes are the graph formats and their content types.
+// graphTypes are the graph formats and their content types. The SVG is
+// drawn by the export package's own layout (export.SVG), so it needs no
+// Graphviz on the server.
 var graphTypes = map[string]string{
 	export.FormatJSON:    "application/json; charset=utf-8",
 	export.FormatDOT:     "text/vnd.graphviz; charset=utf-8",
 	export.FormatMermaid: "text/plain; charset=utf-8",
 	"svg":                "image/svg+xml",
-}
-
-// handleGraph answers GET /api/sessions/{id}/graph?format=json|dot|mermaid|svg
-// (json by default). The SVG is drawn by the export package's own layout
-// (export.SVG), so it needs no Graphviz on the server.
-func (s *Server) handleGraph(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r)
-	if !ok {
-		return
-	}
-	s.serveGraph(w, r, id, func(status int, err error) {
-		if status != 0 {
-			writeError(w, status, "%s", sentence(err.Error()))
-			return
-		}
-		fail(w, r, err)
-	})
 }
 
 // errFormat is a format parameter the endpoint does not know.
@@ -79,22 +64,6 @@ func (s *Server) serveGraph(w http.ResponseWriter, r *http.Request, id session.I
 var exportFiles = map[string]string{
 	export.FormatJSONL:    ".jsonl",
 	export.FormatOpenRath: ".openrath.jsonl",
-}
-
-// handleExport answers GET /api/sessions/{id}/export?format=jsonl|openrath
-// (jsonl by default) as a download.
-func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r)
-	if !ok {
-		return
-	}
-	s.serveExport(w, r, id, func(status int, err error) {
-		if status != 0 {
-			writeError(w, status, "%s", sentence(err.Error()))
-			return
-		}
-		fail(w, r, err)
-	})
 }
 
 // serveExport writes session id in the request's format as a download, or

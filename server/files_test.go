@@ -51,7 +51,7 @@ func TestGraph(t *testing.T) {
 	st := openStore(t)
 	fx := seed(t, st)
 	_, ts := newTestServer(t, st, Options{})
-	base := ts.URL + "/api/sessions/" + string(fx.root.ID()) + "/graph"
+	base := ts.URL + "/v1/sessions/" + string(fx.root.ID()) + "/graph"
 
 	var g graphNodes
 	for _, u := range []string{base, base + "?format=json"} {
@@ -74,9 +74,9 @@ func TestGraph(t *testing.T) {
 	if len(bytes.TrimSpace(mer.body)) == 0 {
 		t.Error("empty mermaid graph")
 	}
-	call(t, "GET", base+"?format=png", "").wantError(t, http.StatusBadRequest)
-	call(t, "GET", ts.URL+"/api/sessions/"+missingID+"/graph", "").wantError(t, http.StatusNotFound)
-	call(t, "GET", ts.URL+"/api/sessions/x/graph", "").wantError(t, http.StatusBadRequest)
+	call(t, "GET", base+"?format=png", "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+	call(t, "GET", ts.URL+"/v1/sessions/"+missingID+"/graph", "").wantV1Error(t, http.StatusNotFound, CodeNotFound)
+	call(t, "GET", ts.URL+"/v1/sessions/x/graph", "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
 
 	t.Run("svg", func(t *testing.T) {
 		r := call(t, "GET", base+"?format=svg", "")
@@ -97,7 +97,7 @@ func TestGraphWithoutGraphviz(t *testing.T) {
 	fx := seed(t, st)
 	_, ts := newTestServer(t, st, Options{})
 	t.Setenv("PATH", t.TempDir()) // no dot here
-	r := call(t, "GET", ts.URL+"/api/sessions/"+string(fx.merged.ID())+"/graph?format=svg", "")
+	r := call(t, "GET", ts.URL+"/v1/sessions/"+string(fx.merged.ID())+"/graph?format=svg", "")
 	r.want(t, http.StatusOK, nil)
 	if r.header.Get("Content-Type") != "image/svg+xml" {
 		t.Errorf("Content-Type %q", r.header.Get("Content-Type"))
@@ -116,7 +116,7 @@ func TestExport(t *testing.T) {
 	st := openStore(t)
 	fx := seed(t, st)
 	_, ts := newTestServer(t, st, Options{})
-	base := ts.URL + "/api/sessions/" + string(fx.root.ID()) + "/export"
+	base := ts.URL + "/v1/sessions/" + string(fx.root.ID()) + "/export"
 
 	for _, u := range []string{base, base + "?format=jsonl"} {
 		r := call(t, "GET", u, "")
@@ -141,7 +141,7 @@ func TestExport(t *testing.T) {
 	if !json.Valid(first) {
 		t.Errorf("openrath export does not start with a JSON line: %q", first)
 	}
-	call(t, "GET", base+"?format=zip", "").wantError(t, http.StatusBadRequest)
-	call(t, "GET", ts.URL+"/api/sessions/"+missingID+"/export", "").wantError(t, http.StatusNotFound)
-	call(t, "GET", ts.URL+"/api/sessions/ses_/export", "").wantError(t, http.StatusBadRequest)
+	call(t, "GET", base+"?format=zip", "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
+	call(t, "GET", ts.URL+"/v1/sessions/"+missingID+"/export", "").wantV1Error(t, http.StatusNotFound, CodeNotFound)
+	call(t, "GET", ts.URL+"/v1/sessions/ses_/export", "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
 }

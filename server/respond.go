@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log"
 	"net/http"
 	"strings"
 
@@ -28,34 +27,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
-// apiError is the body of every error response.
+// apiError is the body of an error outside /v1 (the health probes and
+// the viewer's pages).
 type apiError struct {
 	Error string `json:"error"`
-	// Code is a machine-readable reason where a client acts on it
-	// ("no_graphviz").
-	Code string `json:"code,omitempty"`
 }
 
 // writeError writes {"error": message} with the given status.
 func writeError(w http.ResponseWriter, status int, format string, args ...any) {
 	writeJSON(w, status, apiError{Error: fmt.Sprintf(format, args...)})
-}
-
-// fail answers a request that failed with err, choosing the status from
-// the error's kind. A request whose client went away gets no answer.
-func fail(w http.ResponseWriter, r *http.Request, err error) {
-	if r.Context().Err() != nil && errors.Is(err, context.Canceled) {
-		return
-	}
-	status := statusOf(err)
-	if status == http.StatusInternalServerError {
-		log.Printf("server: %s %s: %v", r.Method, r.URL.Path, err)
-	}
-	body := apiError{Error: sentence(err.Error())}
-	if errors.Is(err, export.ErrNoGraphviz) {
-		body.Code = "no_graphviz"
-	}
-	writeJSON(w, status, body)
 }
 
 // statusOf maps the project's sentinel errors to HTTP statuses.
@@ -90,21 +70,4 @@ func sentence(msg string) string {
 		msg += "."
 	}
 	return msg
-}
-
-// pathID returns the session id in the request path, or answers 400 and
-// returns false.
-func pathID(w http.ResponseWriter, r *http.Request) (session.ID, bool) {
-	return checkID(w, r.PathValue("id"), "session id")
-}
-
-// checkID validates a session id from the request, answering 400 if it is
-// malformed.
-func checkID(w http.ResponseWriter, raw, what string) (session.ID, bool) {
-	id := session.ID(raw)
-	if err := id.Validate(); err != nil {
-		writeError(w, http.StatusBadRequest, "The %s %q is not a session id (\"ses_\" and 26 base32 digits).", what, raw)
-		return "", false
-	}
-	return id, true
 }

@@ -26,11 +26,10 @@ func TestServeGracefulShutdown(t *testing.T) {
 	go func() { served <- s.Serve(ctx, l) }()
 	base := "http://" + l.Addr().String()
 
-	call(t, "GET", base+"/api/sessions", "").want(t, http.StatusOK, nil)
-	// A live tail is a request that never finishes by itself: shutdown
+	call(t, "GET", base+"/v1/sessions", "").want(t, http.StatusOK, nil)
+	// An event stream is a request that never finishes by itself: shutdown
 	// must end it rather than wait for it.
-	events, _ := openTail(t, base+"/api/sessions/"+string(fx.root.ID())+"/tail")
-	nextEvent(t, events, "ready", within)
+	events := openLive(t, base, fx.root.ID(), fx.root.Len())
 
 	cancel()
 	select {
@@ -42,7 +41,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 		t.Fatal("Serve did not return after its context ended")
 	}
 	if _, ok := nextEvent(t, events, "end", within); !ok {
-		t.Error("the tail ended without an end event")
+		t.Error("the stream ended without an end event")
 	}
 	for ev := range events { // the stream is closed
 		t.Errorf("event after end: %+v", ev)

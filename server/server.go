@@ -24,11 +24,12 @@ type Options struct {
 	// Addr is the TCP address ListenAndServe listens on (DefaultAddr if
 	// empty).
 	Addr string
-	// Token is the bearer token every /api request must carry. It is
+	// Token is the bearer token every /v1 request must carry. It is
 	// required unless Addr is a loopback address.
 	Token string
-	// Cluster, if set, gives the viewer its cluster page and the API its
-	// /api/cluster endpoints; without it they answer 404.
+	// Cluster, if set, gives /v1 the cluster's status (GET /v1/cluster and
+	// its event stream), which the viewer's cluster page shows; without it
+	// they answer 503 (reason no_cluster).
 	Cluster Cluster
 	// RiverUI, if set, is River's own UI (see cluster.RiverUI), served
 	// under /river/ by a server without a token: its page calls its API
@@ -136,34 +137,16 @@ func New(st store.Store, o Options) (*Server, error) {
 }
 
 // Handler returns the server's HTTP handler: the versioned API under /v1/
-// (its contract at /openapi.json), the viewer's API under /api/, the health
+// (its contract at /openapi.json), which the viewer reads too, the health
 // probes under /health/ and the viewer everywhere else.
 func (s *Server) Handler() http.Handler { return s.h }
 
 // routes builds the handler tree.
 func (s *Server) routes() http.Handler {
-	api := http.NewServeMux()
-	route(api, "GET", "/api/sessions", s.handleList)
-	route(api, "GET", "/api/sessions/{id}", s.handleSession)
-	route(api, "GET", "/api/sessions/{id}/chunks", s.handleChunks)
-	route(api, "GET", "/api/sessions/{id}/graph", s.handleGraph)
-	route(api, "GET", "/api/sessions/{id}/export", s.handleExport)
-	route(api, "GET", "/api/sessions/{id}/tail", s.handleTail)
-	route(api, "POST", "/api/sessions/{id}/fork", s.handleFork)
-	route(api, "POST", "/api/merge", s.handleMerge)
-	route(api, "GET", "/api/compare", s.handleCompare)
-	route(api, "GET", "/api/cluster", s.handleCluster)
-	route(api, "GET", "/api/cluster/events", s.handleClusterEvents)
-	route(api, "POST", "/api/cluster/runs/{id}/approve", s.handleApprove)
-	api.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "There is no API endpoint at %s.", r.URL.Path)
-	})
-
 	mux := http.NewServeMux()
 	mux.Handle("/v1/", s.v1())
 	mux.Handle("GET /openapi.json", s.guardHost(http.HandlerFunc(s.handleOpenAPI)))
 	mux.Handle("GET /metrics", s.guardMetrics(s.metrics.handler()))
-	mux.Handle("/api/", s.guardAPI(api))
 	mux.Handle("/health/", s.guardHost(s.health())) // no token: see health
 	mux.Handle("/river/", s.guardHost(s.river()))
 	mux.Handle("/", s.guardHost(viewer()))

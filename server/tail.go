@@ -15,47 +15,9 @@ import (
 // tailPage bounds the chunks one store read fetches while catching up.
 const tailPage = 1000
 
-// handleTail answers GET /api/sessions/{id}/tail with Server-Sent Events:
-//
-//	event: ready   data: {"id": ..., "len": N}   once, when the stream is live
-//	event: chunk   id: <index>   data: <chunk JSON>   per chunk committed after that
-//	event: end     data: {"reason": ...}          when the server shuts down
-//	event: error   data: {"error": ...}           when the store fails
-//
-// and a comment line every heartbeat. The store is watched before the
-// session's length is read, so no commit after the request is missed; a
-// watcher that fell behind (a Missed event) re-reads the session's length
-// and sends what it missed. A client that reconnects with Last-Event-ID
-// gets the chunks after that index first. The stream ends when the client
-// goes, the store closes or the server shuts down.
-func (s *Server) handleTail(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r)
-	if !ok {
-		return
-	}
-	ctx := r.Context()
-	events, err := s.st.Watch(ctx)
-	if err != nil {
-		fail(w, r, err)
-		return
-	}
-	info, err := s.st.Info(ctx, id)
-	if err != nil {
-		fail(w, r, err)
-		return
-	}
-	t := &tailStream{st: s.st, chunks: s.chunks, id: id, w: w, rc: http.NewResponseController(w), sent: info.Len}
-	if n, err := strconv.Atoi(r.Header.Get("Last-Event-ID")); err == nil && n >= 0 && n < info.Len {
-		t.sent = n + 1
-	}
-	startEvents(w)
-	if t.event("ready", "", map[string]any{"id": id, "len": info.Len}) != nil || t.catchUp(ctx, info.Len) != nil {
-		return
-	}
-	t.follow(ctx, events, s.heartbeat, ": heartbeat\n\n", func(err error) any { return apiError{Error: sentence(err.Error())} })
-}
-
-// tailStream is one client's event stream.
+// tailStream is one client's event stream of a session's chunks
+// (GET /v1/sessions/{id}/events); its writing half (event, write) serves
+// the other streams too.
 type tailStream struct {
 	st store.Store
 	// chunks reads and encodes the chunks to send (the server's
@@ -65,9 +27,6 @@ type tailStream struct {
 	w      http.ResponseWriter
 	rc     *http.ResponseController
 	sent   int // chunks [0, sent) are known to the client
-	// v1 sends each chunk as {"index", "kind", "chunk"} (/v1's events)
-	// rather than the bare chunk (/api's tail).
-	v1 bool
 }
 
 // v1Chunk is the payload of a /v1 chunk event (catchUp writes it around
@@ -166,10 +125,8 @@ func (t *tailStream) catchUp(ctx context.Context, upto int) error {
 		}
 		for i, c := range cs {
 			n := strconv.Itoa(t.sent + i)
-			data := c.json
-			if t.v1 { // {"index", "kind", "chunk"}: v1Chunk, written around the chunk's JSON
-				data = fmt.Appendf(nil, `{"index":%s,"kind":%q,"chunk":%s}`, n, c.kind.String(), c.json)
-			}
+			// {"index", "kind", "chunk"}: v1Chunk, written around the chunk's JSON.
+			data := fmt.Appendf(nil, `{"index":%s,"kind":%q,"chunk":%s}`, n, c.kind.String(), c.json)
 			if _, err := t.w.Write([]byte("event: chunk\nid: " + n + "\ndata: " + string(data) + "\n\n")); err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -22,35 +23,40 @@ func wantChunk(t *testing.T, events <-chan sseEvent, index int, id session.Chunk
 	if !ok {
 		t.Fatalf("stream ended before chunk %d", index)
 	}
-	var c session.Chunk
+	var c v1Chunk
 	if err := json.Unmarshal([]byte(ev.data), &c); err != nil {
 		t.Fatalf("chunk event data %q: %v", ev.data, err)
 	}
-	if ev.id != strconv.Itoa(index) || c.ID != id {
-		t.Fatalf("chunk event %s (%s), want %d (%s)", ev.id, c.ID.Short(), index, id.Short())
+	if ev.id != strconv.Itoa(index) || c.Index != index || c.Chunk.ID != id || c.Kind != c.Chunk.Kind {
+		t.Fatalf("chunk event %s (%d, %s), want %d (%s)", ev.id, c.Index, c.Chunk.ID.Short(), index, id.Short())
 	}
-	return c
+	return c.Chunk
 }
 
-func TestTail(t *testing.T) {
+// openLive opens the event stream of session id and reads it up to its
+// "live" event, checking the length it reports.
+func openLive(t *testing.T, base string, id session.ID, n int) <-chan sseEvent {
+	t.Helper()
+	events, res := openTail(t, base+"/v1/sessions/"+string(id)+"/events")
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("events: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	live, ok := nextEvent(t, events, "live", within)
+	if !ok {
+		t.Fatal("stream ended before live")
+	}
+	if live.data != fmt.Sprintf(`{"len":%d}`, n) {
+		t.Fatalf("live %q, want len %d", live.data, n)
+	}
+	return events
+}
+
+// A stream follows its own session's commits, not another's.
+func TestV1EventsFollowCommits(t *testing.T) {
 	st := openStore(t)
 	fx := seed(t, st)
 	_, ts := newTestServer(t, st, Options{})
-	events, res := openTail(t, ts.URL+"/api/sessions/"+string(fx.root.ID())+"/tail")
-	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("tail: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
-	}
-	ready, ok := nextEvent(t, events, "ready", within)
-	if !ok {
-		t.Fatal("stream ended before ready")
-	}
-	var r struct {
-		ID  session.ID `json:"id"`
-		Len int        `json:"len"`
-	}
-	if err := json.Unmarshal([]byte(ready.data), &r); err != nil || r.ID != fx.root.ID() || r.Len != fx.root.Len() {
-		t.Fatalf("ready %q: %v", ready.data, err)
-	}
+	events := openLive(t, ts.URL, fx.root.ID(), fx.root.Len())
 
 	// A commit to another session is not ours; the next commit to ours is.
 	commit(t, st, fx.fork.Append(session.Note("elsewhere")), fx.fork.Head())
@@ -71,13 +77,12 @@ type watchStore struct {
 
 func (w *watchStore) Watch(context.Context) (<-chan store.Event, error) { return w.ch, nil }
 
-func TestTailMissedEvents(t *testing.T) {
+func TestV1EventsMissedEvents(t *testing.T) {
 	st := openStore(t)
 	fx := seed(t, st)
 	ws := &watchStore{Store: st, ch: make(chan store.Event, 4)}
 	_, ts := newTestServer(t, ws, Options{})
-	events, _ := openTail(t, ts.URL+"/api/sessions/"+string(fx.root.ID())+"/tail")
-	nextEvent(t, events, "ready", within)
+	events := openLive(t, ts.URL, fx.root.ID(), fx.root.Len())
 
 	// Two commits whose events this watcher never sees...
 	a := fx.root.Append(session.Note("missed one"))
@@ -96,18 +101,7 @@ func TestTailMissedEvents(t *testing.T) {
 	}
 }
 
-func TestTailResumesAfterLastEventID(t *testing.T) {
-	st := openStore(t)
-	fx := seed(t, st)
-	_, ts := newTestServer(t, st, Options{})
-	// A client that saw chunks up to index 2 reconnects: it gets 3 and 4.
-	events, _ := openTail(t, ts.URL+"/api/sessions/"+string(fx.root.ID())+"/tail", "Last-Event-ID", "2")
-	nextEvent(t, events, "ready", within)
-	wantChunk(t, events, 3, fx.root.Chunk(3).ID)
-	wantChunk(t, events, 4, fx.root.Chunk(4).ID)
-}
-
-func TestTailHeartbeat(t *testing.T) {
+func TestV1EventsKeepAlive(t *testing.T) {
 	st := openStore(t)
 	fx := seed(t, st)
 	s, err := New(st, Options{})
@@ -117,17 +111,8 @@ func TestTailHeartbeat(t *testing.T) {
 	s.heartbeat = 10 * time.Millisecond // before any request reads it
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close) // after openTail's cleanup has ended the stream
-	events, _ := openTail(t, ts.URL+"/api/sessions/"+string(fx.root.ID())+"/tail")
-	nextEvent(t, events, "ready", within)
-	if ev, ok := nextEvent(t, events, "comment", within); !ok || ev.data != "heartbeat" {
+	events := openLive(t, ts.URL, fx.root.ID(), fx.root.Len())
+	if ev, ok := nextEvent(t, events, "comment", within); !ok || ev.data != "keep-alive" {
 		t.Fatalf("heartbeat %+v", ev)
 	}
-}
-
-func TestTailErrors(t *testing.T) {
-	st := openStore(t)
-	seed(t, st)
-	_, ts := newTestServer(t, st, Options{})
-	call(t, "GET", ts.URL+"/api/sessions/"+missingID+"/tail", "").wantError(t, http.StatusNotFound)
-	call(t, "GET", ts.URL+"/api/sessions/bad/tail", "").wantError(t, http.StatusBadRequest)
 }

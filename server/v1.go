@@ -27,6 +27,10 @@ var v1Routes = []v1Route{
 	{"GET", "/v1/sessions/{id}/dossier", (*Server).v1Dossier},
 	{"POST", "/v1/sessions/{id}/fork", (*Server).v1Fork},
 	{"POST", "/v1/sessions:import", (*Server).v1Import},
+	{"GET", "/v1/sessions:compare", (*Server).v1Compare},
+	{"POST", "/v1/sessions:merge", (*Server).v1Merge},
+	{"GET", "/v1/cluster", (*Server).v1Cluster},
+	{"GET", "/v1/cluster/events", (*Server).v1ClusterEvents},
 	{"POST", "/v1/runs", (*Server).v1CreateRun},
 	{"GET", "/v1/runs", (*Server).v1Runs},
 	{"GET", "/v1/runs/{id}", (*Server).v1Run},
@@ -73,8 +77,8 @@ func (s *Server) v1() http.Handler {
 	return s.guardV1(mux)
 }
 
-// guardV1 enforces the access rules of /api (the bearer token when the
-// server has one, else a loopback Host), with /v1's errors; admits POST
+// guardV1 enforces the access rules (the bearer token when the server has
+// one, else a loopback Host), with /v1's errors; admits POST
 // bodies that are JSON or NDJSON (neither is a type a cross-site form can
 // send without a CORS preflight, which this server never approves); and
 // bounds every body (Options.MaxBody).

@@ -45,7 +45,7 @@ func (s *Server) v1SessionEvents(w http.ResponseWriter, r *http.Request) {
 		v1Fail(w, r, err)
 		return
 	}
-	t := &tailStream{st: s.st, chunks: s.chunks, id: id, w: w, rc: http.NewResponseController(w), v1: true}
+	t := &tailStream{st: s.st, chunks: s.chunks, id: id, w: w, rc: http.NewResponseController(w)}
 	if n, err := strconv.Atoi(r.Header.Get("Last-Event-ID")); err == nil && n >= 0 {
 		t.sent = min(n+1, info.Len)
 	}

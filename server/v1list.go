@@ -20,7 +20,8 @@ type v1SessionPage struct {
 }
 
 // v1Sessions answers GET /v1/sessions?status=&op=&label=k=v&since=&until=
-// &cursor=&limit=: the stored sessions, newest first, a page at a time.
+// &q=&cursor=&limit=: the stored sessions, newest first, a page at a time;
+// q keeps those whose id contains it (case-insensitive: searchFetch).
 // The cursor holds where the last page ended — its last session's creation
 // time and how many of that same time it held — and the filters it was
 // made under, so that sessions made while a client pages do not shift its
@@ -35,6 +36,9 @@ func (s *Server) v1Sessions(w http.ResponseWriter, r *http.Request) {
 	fetch := func(until time.Time, limit int) ([]store.Info, error) {
 		f.Until, f.Limit = until, limit
 		return s.st.List(r.Context(), f)
+	}
+	if needle := searchNeedle(q.Get("q")); needle != "" {
+		fetch = searchFetch(r.Context(), s.st, f, needle)
 	}
 	items, next, err := keysetPage(q, "sessions", f.Until, fetch, func(in store.Info) time.Time { return in.Created })
 	if err != nil {
@@ -80,7 +84,7 @@ func listFilter(q url.Values) (store.Filter, error) {
 }
 
 // statusParam reads the status parameter of a list, repeated or comma
-// separated, as /api/sessions and /v1/sessions both take it.
+// separated, as /v1/sessions takes it.
 func statusParam(vals []string) ([]store.Status, error) {
 	var out []store.Status
 	for _, v := range vals {

@@ -538,7 +538,7 @@ func TestV1Webhooks(t *testing.T) {
 // refused by its check or has a workflow.
 func FuzzV1Bodies(f *testing.F) {
 	for _, seed := range []string{`{"workflow":"w","input":"x","needs":{"a":"b"}}`, `{"verdict":"approve","by":"a","head":"sha256:00"}`,
-		`{"verdict":"happened","by":"a","result":"r","call":"c"}`, `{"name":"n","workflow":"w","cron":"@hourly"}`, `{"url":"https://x","events":["done"]}`, `{"by":"a"}`, ``, `{}{}`} {
+		`{"verdict":"happened","by":"a","result":"r","call":"c"}`, `{"name":"n","workflow":"w","cron":"@hourly"}`, `{"url":"https://x","events":["done"]}`, `{"by":"a"}`, `{"a":"ses_01","b":"ses_02"}`, ``, `{}{}`} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
@@ -552,5 +552,6 @@ func FuzzV1Bodies(f *testing.F) {
 		_, _ = decodeBodyOf[control](strings.NewReader(body))
 		_, _ = decodeBodyOf[ScheduleRequest](strings.NewReader(body))
 		_, _ = decodeBodyOf[WebhookRequest](strings.NewReader(body))
+		_, _ = decodeBodyOf[mergeRequest](strings.NewReader(body))
 	})
 }

@@ -1,5 +1,6 @@
-// The rath viewer: a single page over the server's JSON API. Plain
-// JavaScript, no dependencies, nothing loaded from elsewhere. Every piece of
+// The rath viewer: a single page over the server's public API, /v1 (see
+// docs/api.md), and nothing else: what a person sees here, a program can
+// get. Plain JavaScript, no dependencies, nothing loaded from elsewhere. Every piece of
 // session data reaches the page through textContent, never as HTML; the
 // only markup inserted is the server's lineage SVG, sanitised first.
 'use strict';
@@ -12,6 +13,8 @@ const state = {
   id: null, // the session on view
   info: null,
   loaded: 0, // timeline chunks [0, loaded) are on the page
+  next: null, // {cursor, at}: the timeline's next chunk page, which starts at chunk at
+  listCursor: null, // the session list's next page
   pending: new Map(), // live chunks waiting for the ones before them
   len: 0, // the session's length as last heard
   tail: null, // {close()} of the live tail
@@ -107,12 +110,21 @@ function setAppState(s) { $('#app-state').dataset.state = s; }
 
 // ---------- API ----------
 
+// ApiError is an error answer of /v1: {"error": {code, message, reason,
+// request_id}}.
 class ApiError extends Error {
-  constructor(status, message, code) {
-    super(message);
+  constructor(status, body) {
+    const e = body.error || {};
+    super(e.message || `${status} error`);
     this.status = status;
-    this.code = code || '';
+    this.code = e.code || '';
+    this.reason = e.reason || '';
   }
+}
+
+// errorText is the message of an "error" event's data (the same shape).
+function errorText(data) {
+  try { return (JSON.parse(data).error || {}).message || data; } catch { return data; }
 }
 
 function authHeaders(extra = {}) {
@@ -125,9 +137,10 @@ async function api(path, opts = {}) {
   const res = await fetch(path, { ...opts, headers: authHeaders({ Accept: 'application/json', ...(opts.headers || {}) }) });
   if (res.ok) return res;
   let body = {};
-  try { body = await res.json(); } catch { body = { error: `${res.status} ${res.statusText}` }; }
+  try { body = await res.json(); } catch { body = {}; }
+  if (!body.error || typeof body.error !== 'object') body = { error: { message: `${res.status} ${res.statusText}` } };
   if (res.status === 401) $('#token-form').hidden = false;
-  throw new ApiError(res.status, body.error || `${res.status} ${res.statusText}`, body.code);
+  throw new ApiError(res.status, body);
 }
 
 const getJSON = async (path) => (await api(path)).json();
@@ -141,7 +154,7 @@ async function postJSON(path, body) {
   return res.json();
 }
 
-const sessionPath = (id) => '/api/sessions/' + encodeURIComponent(id);
+const sessionPath = (id) => '/v1/sessions/' + encodeURIComponent(id);
 
 // ---------- routing ----------
 
@@ -184,20 +197,24 @@ async function openList() {
   await loadList();
 }
 
-async function loadList() {
+// loadList shows the first page of the sessions the filters select, or
+// with more, the next page below those shown.
+async function loadList(more) {
   const seq = ++listSeq;
-  const q = new URLSearchParams();
+  const q = new URLSearchParams({ limit: String(PAGE) });
   const text = $('#filter-q').value.trim();
   const status = $('#filter-status').value;
   const op = $('#filter-op').value.trim();
   if (text) q.set('q', text);
   if (status) q.set('status', status);
   if (op) q.set('op', op);
+  if (more === true && state.listCursor) q.set('cursor', state.listCursor);
   setAppState('loading');
   try {
-    const infos = await getJSON('/api/sessions?' + q);
+    const page = await getJSON('/v1/sessions?' + q);
     if (seq !== listSeq) return; // a newer query won
-    renderList(infos);
+    state.listCursor = page.next_cursor || null;
+    renderList(page.items, more === true);
     setAppState('ready');
   } catch (e) {
     showError(e.message);
@@ -205,12 +222,15 @@ async function loadList() {
   }
 }
 
-function renderList(infos) {
+function renderList(infos, more) {
   const body = $('#session-list tbody');
-  body.replaceChildren(...infos.map(listRow));
-  $('#list-empty').hidden = infos.length > 0;
-  $('#list-count').textContent = `${infos.length} session${infos.length === 1 ? '' : 's'}`;
-  $('#session-list').dataset.count = String(infos.length);
+  if (more) body.append(...infos.map(listRow));
+  else body.replaceChildren(...infos.map(listRow));
+  const n = body.children.length;
+  $('#list-empty').hidden = n > 0;
+  $('#list-count').textContent = `${n}${state.listCursor ? '+' : ''} session${n === 1 ? '' : 's'}`;
+  $('#list-more').hidden = !state.listCursor;
+  $('#session-list').dataset.count = String(n);
 }
 
 function sessionLink(id, text) {
@@ -254,7 +274,7 @@ async function openSession(id, compareWith) {
     try {
       const v = await getJSON(sessionPath(id));
       if (state.id !== id) return;
-      state.info = v.info;
+      state.info = v;
       renderHeader(v);
       fillComparePicker(v);
       // The graph loads beside the timeline: a slow or failed drawing
@@ -264,8 +284,8 @@ async function openSession(id, compareWith) {
       await loadTimeline(id, true);
       if (state.id !== id) return;
       setAppState('ready');
-      $('#tail-toggle').hidden = !tailable(v.info);
-      if (!tailable(v.info)) setTail('finished', `${v.info.status}: nothing more will be added`);
+      $('#tail-toggle').hidden = !tailable(v);
+      if (!tailable(v)) setTail('finished', `${v.status}: nothing more will be added`);
       else if (!state.tailPaused) startTail(id);
       await graph;
     } catch (e) {
@@ -277,8 +297,10 @@ async function openSession(id, compareWith) {
   if (compareWith) await runCompare(id, compareWith);
 }
 
+// renderHeader shows the session view of GET /v1/sessions/{id}: the
+// stored metadata with its usage, placement and children.
 function renderHeader(v) {
-  const info = v.info;
+  const info = v;
   const lin = info.lineage || {};
   const meta = $('#session-meta');
   const row = (k, ...vals) => [el('dt', { text: k }), el('dd', { 'data-field': k }, ...vals)];
@@ -384,15 +406,24 @@ function decorateGraph(svg, current) {
 
 // ---------- timeline ----------
 
+// loadTimeline shows the first page of the session's chunks (reset), or
+// the next one: /v1's cursor pages, whose cursors say nothing to us but
+// the page that follows, starting where the last one ended.
 async function loadTimeline(id, reset) {
   if (reset) {
     $('#timeline').replaceChildren();
     state.loaded = 0;
+    state.next = { cursor: '', at: 0 };
     state.pending.clear();
   }
-  const page = await getJSON(`${sessionPath(id)}/chunks?from=${state.loaded}&limit=${PAGE}`);
-  if (state.id !== id) return;
-  appendChunks(page.from, page.chunks);
+  const next = state.next;
+  if (!next) return; // the last page is shown; the live tail brings the rest
+  const q = new URLSearchParams({ limit: String(PAGE) });
+  if (next.cursor) q.set('cursor', next.cursor);
+  const page = await getJSON(`${sessionPath(id)}/chunks?${q}`);
+  if (state.id !== id || state.next !== next) return;
+  appendChunks(next.at, page.items);
+  state.next = page.next_cursor ? { cursor: page.next_cursor, at: next.at + page.items.length } : null;
   state.len = Math.max(state.len, page.len);
   updateMore();
 }
@@ -421,7 +452,7 @@ function appendChunks(from, chunks, live) {
 
 function updateMore() {
   const more = $('#timeline-more');
-  more.hidden = state.loaded >= state.len;
+  more.hidden = state.loaded >= state.len || !state.next;
   more.textContent = `Load more (${state.loaded} of ${state.len} shown)`;
   $('#session-len') && ($('#session-len').textContent = state.len);
 }
@@ -640,40 +671,47 @@ function onTailChunk(index, c) {
   updateMore();
 }
 
-// onTailReady fills the gap between the timeline and the point the tail
-// went live (chunks committed while the page was loading), when the
-// timeline had reached the end.
-function onTailReady(data) {
+// onTailLive: the stream has sent what was committed before it went live.
+// A small gap between the timeline's pages and the chunks the stream sent
+// (the timeline was not at its end) is filled at once.
+function onTailLive(data) {
   setTail('live');
   const len = JSON.parse(data).len;
   state.len = Math.max(state.len, len);
-  if (len > state.loaded && len - state.loaded <= PAGE) {
+  if (state.next && len > state.loaded && len - state.loaded <= PAGE) {
     loadTimeline(state.id, false).catch((e) => showError(e.message));
   }
   updateMore();
 }
 
-// startTail follows /tail (see openStream).
+// startTail follows GET /v1/sessions/{id}/events (see openStream) from
+// where the timeline ends: after its last chunk when it shows them all,
+// else after the last chunk the session had (those between stay behind
+// "load more"). A stream sends what was committed after that, then "live",
+// then each commit.
 function startTail(id) {
   stopTail();
-  const url = sessionPath(id) + '/tail';
+  const url = sessionPath(id) + '/events';
+  const after = state.next ? state.len : state.loaded;
   const handlers = {
-    ready: (data) => onTailReady(data),
-    chunk: (data, lastId) => onTailChunk(Number(lastId), JSON.parse(data)),
+    live: (data) => onTailLive(data),
+    chunk: (data) => { const c = JSON.parse(data); onTailChunk(c.index, c.chunk); },
     end: (data) => { stopTail(); setTail('ended', 'ended: ' + (JSON.parse(data).reason || '')); },
-    error: (data) => { stopTail(); setTail('error', 'error: ' + (JSON.parse(data).error || '')); },
+    error: (data) => { stopTail(); setTail('error', 'error: ' + errorText(data)); },
   };
   setTail('connecting');
-  state.tail = openStream(url, handlers, (s) => { if (s === 'connecting') setTail('connecting'); });
+  state.tail = openStream(url, handlers, (s) => { if (s === 'connecting') setTail('connecting'); }, after > 0 ? String(after - 1) : '');
 }
 
-// openStream follows the event stream at url, calling handlers[name](data,
-// lastEventId) for each event: with EventSource when no token is needed,
-// else with a fetch stream (EventSource cannot send an Authorization
-// header). onState('connecting') says it is reconnecting; onState('closed')
-// that the browser gave up (EventSource only). It returns {close()}.
-function openStream(url, handlers, onState) {
-  return state.token ? fetchStream(url, handlers, onState) : sourceStream(url, handlers, onState);
+// openStream follows the event stream at url from after the event lastId
+// ('' for the start), calling handlers[name](data, lastEventId) for each
+// event: with EventSource when no token is needed and it starts at the
+// start, else with a fetch stream (EventSource can send neither an
+// Authorization header nor a first Last-Event-ID). onState('connecting')
+// says it is reconnecting; onState('closed') that the browser gave up
+// (EventSource only). It returns {close()}.
+function openStream(url, handlers, onState, lastId = '') {
+  return state.token || lastId ? fetchStream(url, handlers, onState, lastId) : sourceStream(url, handlers, onState);
 }
 
 function sourceStream(url, handlers, onState) {
@@ -685,16 +723,18 @@ function sourceStream(url, handlers, onState) {
   return { close: () => es.close() };
 }
 
-function fetchStream(url, handlers, onState) {
+function fetchStream(url, handlers, onState, lastId) {
   const ctl = new AbortController();
-  let lastId = '';
   const run = async () => {
     while (!ctl.signal.aborted) {
       try {
         const headers = authHeaders({ Accept: 'text/event-stream' });
         if (lastId) headers['Last-Event-ID'] = lastId;
         const res = await fetch(url, { headers, signal: ctl.signal });
-        if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
+        if (!res.ok) {
+          if (res.status === 401) $('#token-form').hidden = false;
+          throw new Error(`${res.status} ${res.statusText}`);
+        }
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         let buf = '';
         for (;;) {
@@ -730,7 +770,7 @@ function fetchStream(url, handlers, onState) {
 
 function fillComparePicker(v) {
   const sel = $('#compare-with');
-  const lin = v.info.lineage || {};
+  const lin = v.lineage || {};
   const opts = [el('option', { value: '', text: 'compare with…' })];
   for (const p of lin.parents || []) opts.push(el('option', { value: p, text: 'parent ' + p }));
   for (const c of v.children || []) opts.push(el('option', { value: c, text: 'child ' + c }));
@@ -740,7 +780,7 @@ function fillComparePicker(v) {
 async function runCompare(a, b) {
   const box = $('#compare');
   try {
-    const cmp = await getJSON(`/api/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`);
+    const cmp = await getJSON(`/v1/sessions:compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`);
     if (state.id !== a) return;
     state.compareWith = b;
     $('#compare-prefix-summary').textContent = `${cmp.prefix} common chunk${cmp.prefix === 1 ? '' : 's'}`;
@@ -774,17 +814,17 @@ async function loadPrefix() {
   if (!p.open || p.dataset.loaded) return;
   p.dataset.loaded = '1';
   const n = Number(p.dataset.prefix || 0);
-  const page = await getJSON(`${sessionPath(state.id)}/chunks?from=0&limit=${Math.max(1, Math.min(n, 1000))}`);
+  const page = await getJSON(`${sessionPath(state.id)}/chunks?limit=${Math.max(1, Math.min(n, PAGE))}`);
   const list = $('#compare-prefix-list');
-  list.replaceChildren(...page.chunks.slice(0, n).map((c, i) => chunkItem(i, c, false)));
-  if (n > 1000) list.append(el('li', { class: 'muted', text: `… ${n - 1000} more shared chunks` }));
+  list.replaceChildren(...page.items.slice(0, n).map((c, i) => chunkItem(i, c, false)));
+  if (n > PAGE) list.append(el('li', { class: 'muted', text: `… ${n - PAGE} more shared chunks` }));
 }
 
 // ---------- cluster ----------
 
-// The cluster page shows /api/cluster (a cluster.Report: workers, pools,
-// runs) and follows /api/cluster/events, whose every "status" event is a
-// whole new report.
+// The cluster page shows GET /v1/cluster (a cluster.Report: workers, pools,
+// runs) and follows GET /v1/cluster/events, whose every "status" event is a
+// whole new report; verdicts go to POST /v1/approvals/{id}.
 
 let clusterSeq = 0;
 
@@ -811,13 +851,13 @@ async function openCluster() {
   const seq = clusterSeq;
   setAppState('loading');
   try {
-    const rep = await getJSON('/api/cluster');
+    const rep = await getJSON('/v1/cluster');
     if (seq !== clusterSeq) return;
     renderCluster(rep);
     setAppState('ready');
   } catch (e) {
     if (seq !== clusterSeq) return;
-    if (e instanceof ApiError && e.code === 'no_cluster') {
+    if (e instanceof ApiError && e.reason === 'no_cluster') {
       $('#cluster-none').textContent = e.message;
       $('#cluster-none').hidden = false;
       $('#cluster-body').hidden = true;
@@ -829,13 +869,13 @@ async function openCluster() {
     return;
   }
   setClusterLive('connecting');
-  state.cluster = openStream('/api/cluster/events', {
+  state.cluster = openStream('/v1/cluster/events', {
     status: (data) => {
       if (seq !== clusterSeq) return;
       setClusterLive('live');
       renderCluster(JSON.parse(data));
     },
-    error: (data) => setClusterLive('error', 'error: ' + (JSON.parse(data).error || '')),
+    error: (data) => setClusterLive('error', 'error: ' + errorText(data)),
     end: (data) => {
       stopCluster();
       setClusterLive('ended', 'ended: ' + (JSON.parse(data).reason || ''));
@@ -847,7 +887,7 @@ async function openCluster() {
 async function refreshCluster() {
   const seq = clusterSeq;
   try {
-    const rep = await getJSON('/api/cluster');
+    const rep = await getJSON('/v1/cluster');
     if (seq === clusterSeq) renderCluster(rep);
   } catch (e) {
     showError(e.message);
@@ -1009,7 +1049,7 @@ async function decide(tr, approve) {
   for (const b of buttons) b.disabled = true;
   note.textContent = approve ? 'approving…' : 'denying…';
   try {
-    await postJSON(`/api/cluster/runs/${encodeURIComponent(id)}/approve`, { approve, by, reason });
+    await postJSON(`/v1/approvals/${encodeURIComponent(id)}`, { verdict: approve ? 'approve' : 'deny', by, reason });
     showError('');
     const verdict = approve ? 'approved' : 'denied';
     tr.dataset.verdict = verdict;
@@ -1050,7 +1090,7 @@ async function fork(at) {
 
 async function merge() {
   try {
-    const out = await postJSON('/api/merge', { a: state.id, b: state.compareWith });
+    const out = await postJSON('/v1/sessions:merge', { a: state.id, b: state.compareWith });
     location.hash = '#/s/' + encodeURIComponent(out.id);
   } catch (e) {
     showError(e.message);
@@ -1066,6 +1106,7 @@ function debounce(fn, ms) {
 
 function init() {
   $('#filters').addEventListener('submit', (e) => { e.preventDefault(); loadList(); });
+  $('#list-more').addEventListener('click', () => loadList(true));
   const live = debounce(loadList, 200);
   $('#filter-q').addEventListener('input', live);
   $('#filter-op').addEventListener('input', live);
@@ -1090,10 +1131,7 @@ function init() {
     state.tailPaused = !state.tailPaused;
     $('#tail-toggle').textContent = state.tailPaused ? 'Resume live tail' : 'Pause live tail';
     if (state.tailPaused) stopTail();
-    else if (state.id) {
-      // Resume from where the timeline ends, so nothing is skipped.
-      loadTimeline(state.id, false).then(() => startTail(state.id)).catch((e) => showError(e.message));
-    }
+    else if (state.id) startTail(state.id); // from where the timeline ends: nothing is skipped
   });
   $('#compare-form').addEventListener('submit', (e) => {
     e.preventDefault();
@@ -1118,8 +1156,7 @@ function init() {
       stopTail();
       setTail('off', 'paused while hidden');
     } else if (!state.tail) {
-      const id = state.id;
-      loadTimeline(id, false).then(() => { if (state.id === id && !state.tail) startTail(id); }).catch((e) => showError(e.message));
+      startTail(state.id); // from where the timeline ends: it catches up
     }
   });
   window.addEventListener('hashchange', route);
