@@ -11,6 +11,10 @@
 // durability several processes may share it (every commit re-checks the
 // head inside an immediate transaction).
 //
+// Watch reports other processes' writes on the same file too: while a
+// store is watched it polls a change log in the file, which writers fill
+// only while another store watches.
+//
 // A fenced write (store.WithFence) reads the run's epoch inside the
 // writer's transaction, right before it writes; a fenced-out commit fails
 // alone, without disturbing the others of its group commit.

@@ -51,6 +51,8 @@ type Store struct {
 	rdb    *sql.DB // readers
 	hub    backend.Hub
 	closed atomic.Bool
+	origin int64      // names this store's rows in the change log
+	watch  watchState // the poller of other connections' writes
 }
 
 var _ store.Store = (*Store)(nil)
@@ -91,8 +93,8 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		return nil, err
 	}
 	rdb.SetMaxOpenConns(8)
-	s := &Store{path: opts.Path, dur: d, wdb: wdb, rdb: rdb}
-	if s.w, err = newWriter(ctx, wdb, &s.hub); err != nil {
+	s := &Store{path: opts.Path, dur: d, wdb: wdb, rdb: rdb, origin: newOrigin()}
+	if s.w, err = newWriter(ctx, wdb, &s.hub, s.origin); err != nil {
 		rdb.Close()
 		wdb.Close()
 		return nil, describeOpenError(opts.Path, err)
@@ -123,6 +125,7 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.stopWatching()
 	s.w.close()
 	s.hub.CloseAll()
 	var errs []error
@@ -173,12 +176,4 @@ func (s *Store) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	defer tx.Rollback()
 	return fn(tx)
-}
-
-// Watch implements store.Store.
-func (s *Store) Watch(ctx context.Context) (<-chan store.Event, error) {
-	if err := s.check(); err != nil {
-		return nil, err
-	}
-	return s.hub.Subscribe(ctx), nil
 }

@@ -49,6 +49,15 @@ var migrations = []string{
 	CREATE INDEX labels_kv ON labels(key, value);`,
 	// 1 -> 2: the fencing epoch (see store.Fence).
 	`ALTER TABLE sessions ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;`,
+	// 2 -> 3: the change log other processes' watchers poll, and their
+	// leases (see changelog.go).
+	`CREATE TABLE changes(
+		seq INTEGER PRIMARY KEY,
+		origin INTEGER NOT NULL,
+		events BLOB NOT NULL);
+	CREATE TABLE watchers(
+		origin INTEGER PRIMARY KEY,
+		until INTEGER NOT NULL);`,
 }
 
 // schemaVersion is the version this build writes.

@@ -56,6 +56,10 @@ type writer struct {
 	pending     []segRow     // appends queued in the current batch (see pending.go)
 	deletes     []tailDelete // compacted segments to delete before them
 	tailBytes   int          // held in the heads' tails (see tail.go)
+
+	origin   int64  // names this store in the change log (see changelog.go)
+	logUntil int64  // log changes until this time (Unix µs): another store watches
+	logBuf   []byte // the batch's encoded events, reused
 }
 
 type headRow struct {
@@ -78,8 +82,9 @@ func abort(err error) error {
 	return fmt.Errorf("%w: %w", errAbort, err)
 }
 
-// newWriter starts the writer on a connection of db, which it holds.
-func newWriter(ctx context.Context, db *sql.DB, hub *backend.Hub) (*writer, error) {
+// newWriter starts the writer on a connection of db, which it holds; it
+// logs its events under origin (see changelog.go).
+func newWriter(ctx context.Context, db *sql.DB, hub *backend.Hub, origin int64) (*writer, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -90,7 +95,7 @@ func newWriter(ctx context.Context, db *sql.DB, hub *backend.Hub) (*writer, erro
 		return nil, err
 	}
 	w := &writer{conn: conn, hub: hub, jobs: make(chan *job, maxBatch), quit: make(chan struct{}), stopped: make(chan struct{}),
-		stmts: stmts, heads: map[session.ID]*headRow{}}
+		stmts: stmts, heads: map[session.ID]*headRow{}, origin: origin}
 	go w.loop()
 	return w, nil
 }
@@ -191,6 +196,7 @@ func (w *writer) run(batch []*job) {
 	if err := tx.QueryRow(`PRAGMA data_version`).Scan(&v); err != nil || v != w.dataVersion {
 		w.forget()
 		w.dataVersion = v
+		tx.readWatchers()
 	}
 	var events []store.Event
 	anyEarly := false
@@ -209,6 +215,12 @@ func (w *writer) run(batch []*job) {
 			anyEarly = anyEarly || results[i] == nil
 			j.done <- results[i]
 			answered[i] = true
+		}
+	}
+	if len(events) > 0 && w.logging() {
+		if err := tx.logChanges(events); err != nil {
+			w.abortBatch(tx, batch, answered, abort(err), anyEarly)
+			return
 		}
 	}
 	if err := tx.flush(); err != nil {

@@ -31,6 +31,7 @@ var hotStatements = []string{
 	insertSession,
 	`INSERT INTO parents(child, pos, parent) VALUES(?, ?, ?)`,
 	selectEpoch,
+	insertChange, selectLeases,
 }
 
 const (
