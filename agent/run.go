@@ -318,7 +318,8 @@ func (r *run) commit(ctx context.Context) error {
 		return fmt.Errorf("agent %s: commit: %w", r.a.cfg.Name, err)
 	}
 	if run := runctx.ID(r.ctx); r.stored == "" && run != "" {
-		if err := st.SetLabel(ctx, r.s.ID(), runctx.Label, string(run)); err != nil {
+		// Watchers (a run's event stream) learn whose session it is: reported.
+		if err := st.SetLabel(store.WithLabelEvents(ctx), r.s.ID(), runctx.Label, string(run)); err != nil {
 			return fmt.Errorf("agent %s: label: %w", r.a.cfg.Name, err)
 		}
 	}

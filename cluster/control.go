@@ -43,7 +43,8 @@ func (c *Cluster) Cancel(ctx context.Context, id session.ID, by, reason string) 
 	if reason != "" {
 		who += ": " + reason
 	}
-	if err := c.rt.Store.SetLabels(ctx, id, map[string]string{LabelCancelBy: who, LabelCancel: "requested"}); err != nil {
+	// Watchers (run event streams) show the run cancelling: reported.
+	if err := c.rt.Store.SetLabels(store.WithLabelEvents(ctx), id, map[string]string{LabelCancelBy: who, LabelCancel: "requested"}); err != nil {
 		return err
 	}
 	if info, err := c.rt.Store.Info(ctx, id); err == nil {

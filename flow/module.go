@@ -74,7 +74,7 @@ func Call(ctx context.Context, seg string, m Module, s *session.Session) (*sessi
 	if st := runctx.Store(ctx); st != nil && !stopped(err) {
 		cerr := st.Commit(ctx, out, "")
 		if cerr == nil {
-			cerr = st.SetLabel(ctx, out.ID(), runctx.Label, string(runctx.ID(ctx)))
+			cerr = st.SetLabel(store.WithLabelEvents(ctx), out.ID(), runctx.Label, string(runctx.ID(ctx)))
 		}
 		if cerr != nil {
 			err = errors.Join(err, fmt.Errorf("flow: commit %s: %w", out.ID(), cerr))

@@ -23,9 +23,9 @@ const (
 	// clusterCoalesce is the least time between two status events: a burst
 	// of commits becomes one status.
 	clusterCoalesce = 250 * time.Millisecond
-	// clusterPoll is the most time between two status events. The store's
-	// watch reports commits, not label changes (which is how the cluster
-	// moves a run on SQLite), so the stream also polls.
+	// clusterPoll is the most time between two status events: the status
+	// holds workers' heartbeats, label writes the store does not notify
+	// on PostgreSQL, so the stream also polls.
 	clusterPoll = 2 * time.Second
 	// clusterStatusTimeout bounds one Status call of the stream, so a store
 	// that hangs does not silence the stream's heartbeat for good.

@@ -142,14 +142,13 @@ type runStream struct {
 }
 
 // follow sends what changes until the client goes, the run ends, the
-// store stops delivering notifications or the server shuts down. The
-// run's state is also read again every clusterPoll, so a change the store
-// does not notify (a label write on SQLite by another process) shows.
+// store stops delivering notifications or the server shuts down. It reads
+// nothing unless told: the store notifies every commit, and the label
+// writes a run's stream needs (its record's, its sessions' attribution to
+// it) on either store and from any process.
 func (rs *runStream) follow(ctx context.Context, events <-chan store.Event, deltas <-chan RunDelta, errBody func(error) any) {
 	hb := time.NewTicker(rs.s.heartbeat)
 	defer hb.Stop()
-	poll := time.NewTicker(rs.s.clusterPoll)
-	defer poll.Stop()
 	stop := stopping(ctx)
 	for {
 		var err error
@@ -161,8 +160,6 @@ func (rs *runStream) follow(ctx context.Context, events <-chan store.Event, delt
 			return
 		case <-hb.C:
 			err = rs.out.write(": keep-alive\n\n")
-		case <-poll.C:
-			err = rs.refresh(ctx, RunView{})
 		case d := <-deltas:
 			// No id: a reconnect goes on from the last stored event; the
 			// step's model call holds the whole text.

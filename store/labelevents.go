@@ -8,7 +8,8 @@ type labelEventsKey struct{}
 // watchers on every store (an Event with Labels set). Without it a store
 // may leave label writes out where reporting them costs: PostgreSQL, where
 // each is a NOTIFY that holds the notification queue's lock through its
-// transaction's flush. SQLite reports every label write (in its process).
+// transaction's flush. SQLite reports every label write (to watchers in
+// its process, and, while another process's store watches, to those).
 // Write the labels watchers wait for under it, such as a run's state.
 func WithLabelEvents(ctx context.Context) context.Context {
 	return context.WithValue(ctx, labelEventsKey{}, true)
