@@ -19,6 +19,7 @@ import (
 	"github.com/openrath/rath/cluster"
 	"github.com/openrath/rath/flow"
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
 // benchRuns is how many runs the fan-out benchmarks submit
@@ -107,6 +108,7 @@ func waitDone(b *testing.B, e *env, n int, within time.Duration) {
 		}
 	}
 	deadline := time.Now().Add(within)
+	start, shown := time.Now(), time.Now()
 	for {
 		done := count()
 		if done >= n {
@@ -115,8 +117,25 @@ func waitDone(b *testing.B, e *env, n int, within time.Duration) {
 		if time.Now().After(deadline) {
 			b.Fatalf("%d of %d runs done after %s\n%s", done, n, within, e.logs())
 		}
+		if testing.Verbose() && time.Since(shown) >= 5*time.Second {
+			shown = time.Now()
+			fmt.Fprintf(os.Stderr, "%s: %d of %d runs done; %s\n", time.Since(start).Round(time.Second), done, n, states(ctx, e))
+		}
 		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// states counts the runs by state, for progress lines.
+func states(ctx context.Context, e *env) string {
+	counts := map[cluster.State]int{}
+	for _, st := range []cluster.State{cluster.StateQueued, cluster.StateUnroutable, cluster.StateRunning} {
+		n, err := e.rt.Store.Count(ctx, store.Filter{Labels: map[string]string{cluster.LabelState: string(st)}})
+		if err != nil {
+			return err.Error()
+		}
+		counts[st] = n
+	}
+	return fmt.Sprint(counts)
 }
 
 // queueToStart returns each run's time from submit (its routing decision)

@@ -20,20 +20,40 @@ import (
 )
 
 // gate bounds a slice: the first live model call always runs; later ones
-// until the step or time budget is spent or the worker drains.
+// until the step or time budget is spent or the worker drains. The time
+// budget is SliceTime, or startupShare times what the slice took to start
+// (from its job's start to its first live call: taking the run, building
+// its workflow, replaying its committed steps), whichever is longer: under
+// a load that slows everything, slices lengthen rather than spend
+// themselves starting (a yielded run waits behind the queue, then starts
+// again).
 type gate struct {
 	n        atomic.Int64
 	max      int64
-	deadline time.Time
+	start    time.Time     // the slice's start
+	budget   time.Duration // SliceTime
+	deadline atomic.Int64  // Unix ns; set at the first call
 	drain    *atomic.Bool
+}
+
+// startupShare is how many times its start-up a slice works, at least,
+// before it yields on time.
+const startupShare = 10
+
+func newGate(start time.Time, steps int, budget time.Duration, drain *atomic.Bool) *gate {
+	g := &gate{max: int64(steps), start: start, budget: budget, drain: drain}
+	g.deadline.Store(start.Add(budget).UnixNano())
+	return g
 }
 
 func (g *gate) more() bool {
 	k := g.n.Add(1)
 	if k == 1 {
+		now := time.Now()
+		g.deadline.Store(now.Add(max(g.budget, startupShare*now.Sub(g.start))).UnixNano())
 		return true
 	}
-	return !g.drain.Load() && k <= g.max && time.Now().Before(g.deadline)
+	return !g.drain.Load() && k <= g.max && time.Now().UnixNano() < g.deadline.Load()
 }
 
 // hostLocal are the sandbox backends whose workspaces live on one host.
@@ -43,6 +63,7 @@ var hostLocal = map[string]bool{"local": true, "bwrap": true, "docker": true}
 // records who took it and why when the worker changes, resumes the run from
 // its committed steps until the slice ends, and settles what came of it.
 func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session.ID) error {
+	began := time.Now()
 	st := w.c.rt.Store
 	ctx, cancel := context.WithCancel(ctx)
 	h := &hold{cancel: cancel}
@@ -133,7 +154,7 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	w.c.runEvent(ctx, run)
 
 	sctx := fctx
-	g := &gate{max: int64(w.c.opts.SliceSteps), deadline: time.Now().Add(w.c.opts.SliceTime), drain: &w.draining}
+	g := newGate(began, w.c.opts.SliceSteps, w.c.opts.SliceTime, &w.draining)
 	sctx = runctx.WithSlice(runctx.WithRecordedVerdicts(runctx.WithReview(sctx)), g.more)
 	sctx = flow.WithOutputLabels(sctx, map[string]string{rath.WorkflowLabel: run.Workflow})
 	sctx = runctx.WithWorkspaceJournal(sctx, w.c.newJournal(id))
