@@ -42,6 +42,14 @@ func (c *Cluster) Resume(ctx context.Context, id session.ID, by, reason string) 
 	if err := resumable(run); err != nil {
 		return err
 	}
+	if run.Session != "" {
+		// Runs on a session go one at a time: it may have to wait.
+		unlock, err := c.lockSession(ctx, run.Session)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	// Take it (a new epoch) only now that it is known to be over: taking a
 	// running run would fence its worker out.
 	fctx, info, err := c.takeInfo(ctx, id)
@@ -63,6 +71,15 @@ func (c *Cluster) Resume(ctx context.Context, id session.ID, by, reason string) 
 	note := session.Note(fmt.Sprintf("lifecycle: run resumed by %s at %s (was %s)",
 		resumer(by, reason), time.Now().UTC().Format(time.RFC3339), endOf(run)))
 	run.Error, run.Cancel, run.Review = "", "", nil
+	if run.Session != "" {
+		last, err := c.lastOpen(ctx, run.Session)
+		if err != nil {
+			return err
+		}
+		if last != nil {
+			return c.resumeBehind(ctx, fctx, run, note, last)
+		}
+	}
 	live, err := c.live(ctx, &c.cache)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -248,6 +249,17 @@ func (c *Cluster) release(ctx context.Context, id, waited session.ID) error {
 	if err != nil || run == nil {
 		return err // taken meanwhile (cancelled)
 	}
+	if run.Slices > 0 {
+		// A resumed run that waited: its input is as its first slice
+		// found it (its agents derive from it); it goes on from its steps.
+		live, err := c.live(ctx, &c.cache)
+		if err != nil {
+			return err
+		}
+		run.Behind = ""
+		note := session.Note(fmt.Sprintf("lifecycle: run %s, which it waited for, ended; the run goes on", waited))
+		return c.requeue(ctx, fctx, run, note, decide(poolsOf(live), run.Workflow, run.Revision, run.Needs))
+	}
 	in, err := st.Load(fctx, id)
 	if err != nil {
 		return err
@@ -331,5 +343,24 @@ func (c *Cluster) releaseStranded(ctx context.Context) error {
 		}
 		c.log.Warn("run was left behind a run that ended; released it", "run", run.ID, "behind", run.Behind)
 	}
+	return nil
+}
+
+// resumeBehind is Resume of a run on a session an earlier-submitted run
+// is still working on: noted on its ledger (note), its cancel request
+// cleared, it waits behind last (the end of the session's line) and goes
+// on from its steps when that one ends. The caller holds the session's
+// lock and fctx's fence.
+func (c *Cluster) resumeBehind(ctx, fctx context.Context, run *Run, note session.Chunk, last *Run) error {
+	if err := c.record(fctx, run, note); err != nil {
+		return err
+	}
+	run.State, run.Since, run.Behind, run.Pool = StateBehind, time.Now().UTC(), last.ID, ""
+	run.Why = fmt.Sprintf("waits behind run %s on session %s (%s)", last.ID, run.Session, last.State)
+	if err := run.save(fctx, c.rt.Store, LabelCancel, "", LabelCancelBy, ""); err != nil {
+		return err
+	}
+	c.runEvent(ctx, run)
+	c.log.Info("run resumed behind another on its session", "run", run.ID, "behind", last.ID)
 	return nil
 }

@@ -226,3 +226,34 @@ func (e *env) decision(s *session.Session, selector string) *session.Decision {
 	}
 	return d
 }
+
+// A failed run on a session resumed while a later run on it works waits
+// behind that one, and goes on from its own steps when it ends.
+func TestResumeOnABusySession(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		s := e.commitSession("a conversation with a failure")
+		input := `{"steps":3,"latency_ms":1,"idempotent":false}`
+		first := e.submitOn(s, input)
+		second := e.submitOn(s, `{"steps":12,"latency_ms":100,"idempotent":false}`)
+		e.setInput(first, "{broken")
+		e.worker("a", "--concurrency", "4")
+		e.waitState(first, cluster.StateFailed, 30*time.Second)
+		e.waitFor("the second run working", 30*time.Second, func() bool { return e.effectsOf(second) >= 1 })
+		e.setInput(first, input)
+		if err := e.cl.Resume(ctx, first, "eve", "input fixed"); err != nil {
+			t.Fatal(err)
+		}
+		if r := e.run(first); r.State != cluster.StateBehind || r.Behind != second {
+			t.Fatalf("resumed while the second run works, the first is %s behind %q", r.State, r.Behind)
+		}
+		e.waitState(second, cluster.StateDone, 60*time.Second)
+		e.waitState(first, cluster.StateDone, 60*time.Second)
+		got := e.effectOrder()
+		if len(got) != 15 || !strings.HasPrefix(got[11], string(second)+" ") || !strings.HasPrefix(got[12], string(first)+" ") {
+			t.Fatalf("effects in order: %v", got)
+		}
+		e.exactlyOnce(first, 3)
+		e.resumeNoted(first, "resumed by eve: input fixed", "(was failed")
+	})
+}
