@@ -78,6 +78,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, o options) *app {
 		a.memoryCmd(), a.doctorCmd())
 	root.AddCommand(a.scheduleCmd())
 	root.AddCommand(a.webhooksCmd())
+	root.AddCommand(a.auditCmd())
+	root.AddCommand(a.tokenCmd())
 	for _, add := range o.commands {
 		root.AddCommand(add(Env{a}))
 	}
