@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/openrath/rath"
+	"github.com/openrath/rath/audit"
+	"github.com/openrath/rath/auth"
 	"github.com/openrath/rath/cluster"
 	"github.com/openrath/rath/cluster/clusterapi"
 	"github.com/openrath/rath/server"
@@ -306,7 +308,7 @@ func (a *app) gcCmd() *cobra.Command {
 }
 
 func (a *app) serveCmd() *cobra.Command {
-	var addr, token string
+	var addr, token, oidcIssuer, oidcAudience string
 	var noCluster, withWorker bool
 	var maxQueued int
 	c := &cobra.Command{
@@ -321,7 +323,23 @@ func (a *app) serveCmd() *cobra.Command {
 			if withWorker && noCluster {
 				return usageErr("--worker needs the cluster (drop --no-cluster)")
 			}
-			o := server.Options{Addr: addr, Token: token, MaxQueuedRuns: maxQueued}
+			o := server.Options{Addr: addr, Token: token, MaxQueuedRuns: maxQueued, Tokens: auth.NewTokens(rt.Store)}
+			if (oidcIssuer == "") != (oidcAudience == "") {
+				return usageErr("--oidc-issuer and --oidc-audience go together")
+			}
+			if oidcIssuer != "" {
+				oidc, err := auth.NewOIDC(cmd.Context(), auth.OIDCConfig{Issuer: oidcIssuer, Audience: oidcAudience})
+				if err != nil {
+					return err
+				}
+				o.Authenticators = append(o.Authenticators, oidc)
+			}
+			alog, err := audit.Open(cmd.Context(), rt.Store, audit.Options{})
+			if err != nil {
+				return err
+			}
+			defer alog.Close()
+			o.Audit = alog
 			var work chan error // the in-process worker's end, with --worker
 			var stopWork context.CancelFunc
 			if !noCluster {
@@ -376,5 +394,7 @@ func (a *app) serveCmd() *cobra.Command {
 	c.Flags().BoolVar(&noCluster, "no-cluster", false, "serve without the cluster page and API")
 	c.Flags().BoolVar(&withWorker, "worker", false, "also work the cluster's runs in this process (a worker with the default options; its metrics join /metrics)")
 	c.Flags().IntVar(&maxQueued, "max-queued", server.DefaultMaxQueuedRuns, "runs that may wait to be worked before POST /v1/runs answers 429")
+	c.Flags().StringVar(&oidcIssuer, "oidc-issuer", "", "also accept OIDC/JWT bearer tokens from this issuer (claims tenant, project, grants: docs/auth.md)")
+	c.Flags().StringVar(&oidcAudience, "oidc-audience", "", "the audience OIDC tokens must name (with --oidc-issuer)")
 	return c
 }

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/openrath/rath/audit"
+	"github.com/openrath/rath/auth"
 	"github.com/openrath/rath/store"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -50,6 +52,16 @@ type Options struct {
 	// MaxSubscribers bounds the /v1 event streams open at once
 	// (DefaultMaxSubscribers if zero).
 	MaxSubscribers int64
+	// Tokens, if set, are the store's tokens: they authenticate requests,
+	// and once the store holds one, a request without a credential is
+	// refused on loopback too (see principal.go).
+	Tokens *auth.Tokens
+	// Authenticators are more ways to authenticate a bearer credential
+	// (OIDC), tried after the server's token and the store's tokens.
+	Authenticators []auth.Authenticator
+	// Audit, if set, is where failed authentications and grant decisions
+	// are recorded.
+	Audit *audit.Log
 }
 
 // DefaultMaxBody is the largest /v1 request body a server takes unless
@@ -91,7 +103,16 @@ type Server struct {
 	metrics        *metrics
 	// chunks is what event streams read chunks through.
 	chunks *chunkCache
-	h      http.Handler
+	// auth authenticates bearer credentials; tokens decide the implicit
+	// local principal (nil: always on loopback without a token of the
+	// server's own); auditLog records decisions, or is nil.
+	auth     auth.Authenticator
+	tokens   *auth.Tokens
+	auditLog *audit.Log
+	// local: the server listens on loopback only (the implicit local
+	// principal needs it: a Host header is the client's to choose).
+	local bool
+	h     http.Handler
 }
 
 // New returns a server for st. It refuses a non-loopback Addr without a
@@ -115,6 +136,7 @@ func New(st store.Store, o Options) (*Server, error) {
 		st: st, addr: addr, token: o.Token, heartbeat: 15 * time.Second, grace: 10 * time.Second,
 		cluster: o.Cluster, riverUI: o.RiverUI, clusterCoalesce: clusterCoalesce, clusterPoll: clusterPoll,
 		maxBody: o.MaxBody, maxSubscribers: o.MaxSubscribers, runs: o.Runs, maxQueued: o.MaxQueuedRuns,
+		auth: authenticators(o), tokens: o.Tokens, auditLog: o.Audit, local: loop,
 	}
 	if s.maxQueued <= 0 {
 		s.maxQueued = DefaultMaxQueuedRuns

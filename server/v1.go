@@ -1,11 +1,15 @@
 package server
 
 import (
+	"context"
+	"errors"
 	"mime"
 	"net/http"
 	"strings"
 
 	"github.com/openrath/rath/api"
+	"github.com/openrath/rath/audit"
+	"github.com/openrath/rath/auth"
 )
 
 // v1Route is one operation of the /v1 API. The table is the one source of
@@ -13,44 +17,46 @@ import (
 // compares with the OpenAPI document (api/openapi.json).
 type v1Route struct {
 	method, path string
-	handle       func(*Server, http.ResponseWriter, *http.Request)
+	// grant is what a principal needs to call it (auth.Grants).
+	grant  string
+	handle func(*Server, http.ResponseWriter, *http.Request)
 }
 
 // v1Routes are the operations of /v1.
 var v1Routes = []v1Route{
-	{"GET", "/v1/sessions", (*Server).v1Sessions},
-	{"GET", "/v1/sessions/{id}", (*Server).v1Session},
-	{"GET", "/v1/sessions/{id}/chunks", (*Server).v1Chunks},
-	{"GET", "/v1/sessions/{id}/graph", (*Server).v1Graph},
-	{"GET", "/v1/sessions/{id}/export", (*Server).v1Export},
-	{"GET", "/v1/sessions/{id}/events", (*Server).v1SessionEvents},
-	{"GET", "/v1/sessions/{id}/dossier", (*Server).v1Dossier},
-	{"POST", "/v1/sessions/{id}/fork", (*Server).v1Fork},
-	{"POST", "/v1/sessions:import", (*Server).v1Import},
-	{"GET", "/v1/sessions:compare", (*Server).v1Compare},
-	{"POST", "/v1/sessions:merge", (*Server).v1Merge},
-	{"GET", "/v1/cluster", (*Server).v1Cluster},
-	{"GET", "/v1/cluster/events", (*Server).v1ClusterEvents},
-	{"POST", "/v1/runs", (*Server).v1CreateRun},
-	{"GET", "/v1/runs", (*Server).v1Runs},
-	{"GET", "/v1/runs/{id}", (*Server).v1Run},
-	{"GET", "/v1/runs/{id}/events", (*Server).v1RunEvents},
-	{"POST", "/v1/runs/{id}/cancel", (*Server).v1Cancel},
-	{"POST", "/v1/runs/{id}/resume", (*Server).v1Resume},
-	{"POST", "/v1/runs/{id}/review", (*Server).v1Review},
-	{"GET", "/v1/approvals", (*Server).v1Approvals},
-	{"POST", "/v1/approvals/{id}", (*Server).v1Decide},
-	{"GET", "/v1/workers", (*Server).v1Workers},
-	{"GET", "/v1/queues", (*Server).v1Queues},
-	{"GET", "/v1/schedules", (*Server).v1Schedules},
-	{"POST", "/v1/schedules", (*Server).v1AddSchedule},
-	{"POST", "/v1/schedules/{name}/pause", (*Server).v1PauseSchedule},
-	{"POST", "/v1/schedules/{name}/resume", (*Server).v1ResumeSchedule},
-	{"DELETE", "/v1/schedules/{name}", (*Server).v1RemoveSchedule},
-	{"GET", "/v1/webhooks", (*Server).v1Webhooks},
-	{"POST", "/v1/webhooks", (*Server).v1AddWebhook},
-	{"DELETE", "/v1/webhooks/{id}", (*Server).v1RemoveWebhook},
-	{"GET", "/v1/webhooks/{id}/deliveries", (*Server).v1Deliveries},
+	{"GET", "/v1/sessions", "session.read", (*Server).v1Sessions},
+	{"GET", "/v1/sessions/{id}", "session.read", (*Server).v1Session},
+	{"GET", "/v1/sessions/{id}/chunks", "session.read", (*Server).v1Chunks},
+	{"GET", "/v1/sessions/{id}/graph", "session.read", (*Server).v1Graph},
+	{"GET", "/v1/sessions/{id}/export", "session.read", (*Server).v1Export},
+	{"GET", "/v1/sessions/{id}/events", "session.read", (*Server).v1SessionEvents},
+	{"GET", "/v1/sessions/{id}/dossier", "session.read", (*Server).v1Dossier},
+	{"POST", "/v1/sessions/{id}/fork", "session.write", (*Server).v1Fork},
+	{"POST", "/v1/sessions:import", "session.write", (*Server).v1Import},
+	{"GET", "/v1/sessions:compare", "session.read", (*Server).v1Compare},
+	{"POST", "/v1/sessions:merge", "session.write", (*Server).v1Merge},
+	{"GET", "/v1/cluster", "cluster.read", (*Server).v1Cluster},
+	{"GET", "/v1/cluster/events", "cluster.read", (*Server).v1ClusterEvents},
+	{"POST", "/v1/runs", "run.create", (*Server).v1CreateRun},
+	{"GET", "/v1/runs", "run.read", (*Server).v1Runs},
+	{"GET", "/v1/runs/{id}", "run.read", (*Server).v1Run},
+	{"GET", "/v1/runs/{id}/events", "run.read", (*Server).v1RunEvents},
+	{"POST", "/v1/runs/{id}/cancel", "run.cancel", (*Server).v1Cancel},
+	{"POST", "/v1/runs/{id}/resume", "run.resume", (*Server).v1Resume},
+	{"POST", "/v1/runs/{id}/review", "run.review", (*Server).v1Review},
+	{"GET", "/v1/approvals", "approval.read", (*Server).v1Approvals},
+	{"POST", "/v1/approvals/{id}", "approval.decide", (*Server).v1Decide},
+	{"GET", "/v1/workers", "cluster.read", (*Server).v1Workers},
+	{"GET", "/v1/queues", "cluster.read", (*Server).v1Queues},
+	{"GET", "/v1/schedules", "schedule.read", (*Server).v1Schedules},
+	{"POST", "/v1/schedules", "schedule.write", (*Server).v1AddSchedule},
+	{"POST", "/v1/schedules/{name}/pause", "schedule.write", (*Server).v1PauseSchedule},
+	{"POST", "/v1/schedules/{name}/resume", "schedule.write", (*Server).v1ResumeSchedule},
+	{"DELETE", "/v1/schedules/{name}", "schedule.write", (*Server).v1RemoveSchedule},
+	{"GET", "/v1/webhooks", "webhook.read", (*Server).v1Webhooks},
+	{"POST", "/v1/webhooks", "webhook.write", (*Server).v1AddWebhook},
+	{"DELETE", "/v1/webhooks/{id}", "webhook.write", (*Server).v1RemoveWebhook},
+	{"GET", "/v1/webhooks/{id}/deliveries", "webhook.read", (*Server).v1Deliveries},
 }
 
 // v1 is the handler of /v1: the routes, a JSON 405 for a route's other
@@ -60,7 +66,11 @@ func (s *Server) v1() http.Handler {
 	allowed := map[string][]string{}
 	for _, rt := range v1Routes {
 		op := rt.method + " " + rt.path
-		mux.HandleFunc(op, s.metrics.observe(op, strings.HasSuffix(rt.path, "/events"), func(w http.ResponseWriter, r *http.Request) { rt.handle(s, w, r) }))
+		mux.HandleFunc(op, s.metrics.observe(op, strings.HasSuffix(rt.path, "/events"), func(w http.ResponseWriter, r *http.Request) {
+			if s.authorize(w, r, rt.grant) {
+				rt.handle(s, w, r)
+			}
+		}))
 		allowed[rt.path] = append(allowed[rt.path], rt.method)
 	}
 	for path, methods := range allowed {
@@ -84,16 +94,22 @@ func (s *Server) v1() http.Handler {
 // bounds every body (Options.MaxBody).
 func (s *Server) guardV1(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.token != "" {
-			if !s.authorized(r) {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="rath"`)
-				v1Errorf(w, r, http.StatusUnauthorized, "This server needs the header \"Authorization: Bearer <token>\" with its token.")
-				return
-			}
-		} else if !loopbackHost(r.Host) {
+		if _, ok := auth.BearerToken(r.Header.Get("Authorization")); !ok && s.token == "" && !loopbackHost(r.Host) {
 			v1Errorf(w, r, http.StatusForbidden, "Host %q is not a loopback name; this server answers only local requests.", r.Host)
 			return
 		}
+		p, err := s.authenticate(r)
+		if err != nil {
+			s.audit(r, audit.Record{Kind: audit.KindAuthentication, Resource: r.Method + " " + r.URL.Path, Outcome: audit.OutcomeDenied, Reason: err.Error()})
+			w.Header().Set("WWW-Authenticate", `Bearer realm="rath"`)
+			if !errors.Is(err, auth.ErrUnauthenticated) {
+				v1Fail(w, r, err) // the store could not say
+				return
+			}
+			v1Errorf(w, r, http.StatusUnauthorized, "%s", sentence(err.Error()))
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
 		if r.Method == http.MethodPost {
 			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 			if err != nil || (mt != "application/json" && mt != "application/x-ndjson") {

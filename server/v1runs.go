@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openrath/rath/auth"
 	"github.com/openrath/rath/session"
 )
 
@@ -16,9 +17,14 @@ import (
 // away does not cut one in half.
 const controlTimeout = 30 * time.Second
 
-// defaultTenant is whose runs are counted until requests carry a
-// principal.
-const defaultTenant = "default"
+// tenantOf is whose runs a principal's are: its tenant (the default
+// one for a principal that names none).
+func tenantOf(p auth.Principal) string {
+	if p.Tenant == "" {
+		return auth.DefaultScope
+	}
+	return p.Tenant
+}
 
 // v1RunPage is the body of GET /v1/runs and GET /v1/approvals.
 type v1RunPage struct {

@@ -26,7 +26,7 @@ func (s *Server) v1CreateRun(w http.ResponseWriter, r *http.Request) {
 		v1BodyError(w, r, err)
 		return
 	}
-	req.Key, req.Tenant = r.Header.Get("Idempotency-Key"), defaultTenant
+	req.Key, req.Tenant = r.Header.Get("Idempotency-Key"), tenantOf(principalOf(r.Context()))
 	if err := req.check(r.Header.Values("Idempotency-Key")); err != nil {
 		v1Errorf(w, r, http.StatusBadRequest, "%s", sentence(err.Error()))
 		return

@@ -1,0 +1,112 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log"
+	"net/http"
+
+	"github.com/openrath/rath/audit"
+	"github.com/openrath/rath/auth"
+)
+
+// Every /v1 request acts for a principal (auth.Principal): the one its
+// bearer credential names — the server's own token (Options.Token: an
+// administrator), a token of the store (Options.Tokens), or another
+// authenticator's (Options.Authenticators: OIDC) — or, with no credential,
+// the implicit local principal of a server that listens on loopback only
+// and has no token of its own, asked under a loopback name, while the
+// store holds no token. Each route
+// names the grant it needs (v1Route.grant); a principal without it is
+// refused with 403, naming the grant. Failed authentications and every
+// grant decision go to the audit log (Options.Audit), when there is one.
+
+type principalKey struct{}
+
+// principalOf is the principal r acts for (set by guardV1).
+func principalOf(ctx context.Context) auth.Principal {
+	p, _ := ctx.Value(principalKey{}).(auth.Principal)
+	return p
+}
+
+// staticPrincipal is who the server's own token (Options.Token) acts for.
+func staticPrincipal() auth.Principal {
+	return auth.Principal{ID: "static", Kind: auth.KindStatic, Name: "the server's token", Tenant: auth.DefaultScope, Project: auth.DefaultScope, Grants: []string{auth.Admin}}
+}
+
+// authenticators are the server's: its own token first, then the store's
+// tokens, then the others given.
+func authenticators(o Options) auth.Authenticator {
+	var as []auth.Authenticator
+	if o.Token != "" {
+		as = append(as, auth.Static(o.Token, staticPrincipal()))
+	}
+	if o.Tokens != nil {
+		as = append(as, o.Tokens)
+	}
+	return auth.Chain(append(as, o.Authenticators...)...)
+}
+
+// authenticate is the principal r acts for, or an error wrapping
+// auth.ErrUnauthenticated.
+func (s *Server) authenticate(r *http.Request) (auth.Principal, error) {
+	ctx := r.Context()
+	if bearer, ok := auth.BearerToken(r.Header.Get("Authorization")); ok {
+		return s.auth.Authenticate(ctx, bearer)
+	}
+	if s.local && s.token == "" && loopbackHost(r.Host) {
+		if s.tokens == nil {
+			return auth.Local(), nil
+		}
+		p, ok, err := s.tokens.Implicit(ctx, true)
+		if err != nil {
+			return auth.Principal{}, err
+		}
+		if ok {
+			return p, nil
+		}
+	}
+	return auth.Principal{}, errNoCredential
+}
+
+// errNoCredential: a request without a credential where one is needed.
+var errNoCredential = errors.Join(auth.ErrUnauthenticated, errors.New("this server needs the header \"Authorization: Bearer <token>\""))
+
+// authorize is nil when r's principal holds grant; else it answers 403
+// naming the grant. Either way the decision is audited.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request, grant string) bool {
+	p := principalOf(r.Context())
+	err := auth.Require(p, grant)
+	outcome, reason := audit.OutcomeAllowed, ""
+	if err != nil {
+		outcome, reason = audit.OutcomeDenied, err.Error()
+	}
+	s.audit(r, audit.Record{Kind: audit.KindGrant, Principal: principalName(p), Tenant: p.Tenant, Project: p.Project,
+		Action: grant, Resource: r.Method + " " + r.URL.Path, Outcome: outcome, Reason: reason})
+	if err != nil {
+		v1Errorf(w, r, http.StatusForbidden, "%s", sentence(err.Error()))
+		return false
+	}
+	return true
+}
+
+// audit appends rec to the audit log, if the server keeps one, with the
+// request's id. A record that cannot be written is logged: the request
+// goes on (the store that refused it answers the request too).
+func (s *Server) audit(r *http.Request, rec audit.Record) {
+	if s.auditLog == nil {
+		return
+	}
+	rec.RequestID = requestID(r)
+	if err := s.auditLog.Append(context.WithoutCancel(r.Context()), rec); err != nil {
+		log.Printf("server: audit: %v", err)
+	}
+}
+
+// principalName is how the audit log names p: kind and id.
+func principalName(p auth.Principal) string {
+	if p.Kind == "" {
+		return ""
+	}
+	return p.Kind + ":" + p.ID
+}
