@@ -5,9 +5,11 @@ import (
 	"errors"
 	"log"
 	"net/http"
+	"strings"
 
 	"github.com/openrath/rath/audit"
 	"github.com/openrath/rath/auth"
+	"github.com/openrath/rath/session"
 )
 
 // Every /v1 request acts for a principal (auth.Principal): the one its
@@ -98,6 +100,9 @@ func (s *Server) audit(r *http.Request, rec audit.Record) {
 		return
 	}
 	rec.RequestID = requestID(r)
+	for _, f := range []*string{&rec.Reason, &rec.Resource, &rec.Action} {
+		*f = clip(*f, audit.MaxField)
+	}
 	if err := s.auditLog.Append(context.WithoutCancel(r.Context()), rec); err != nil {
 		log.Printf("server: audit: %v", err)
 	}
@@ -109,4 +114,24 @@ func principalName(p auth.Principal) string {
 		return ""
 	}
 	return p.Kind + ":" + p.ID
+}
+
+// auditControl records an act of run control (a cancel, a resume, a
+// review, a verdict) on run id: what was asked, and how it ended.
+func (s *Server) auditControl(r *http.Request, action string, id session.ID, detail string, err error) {
+	p := principalOf(r.Context())
+	rec := audit.Record{Kind: audit.KindRunControl, Principal: principalName(p), Tenant: p.Tenant, Project: p.Project,
+		Action: action, Resource: "run/" + string(id), Outcome: audit.OutcomeOK, Reason: detail}
+	if err != nil {
+		rec.Outcome, rec.Reason = audit.OutcomeFailed, detail+" ("+err.Error()+")"
+	}
+	s.audit(r, rec)
+}
+
+// clip cuts s to at most n bytes, on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
 }

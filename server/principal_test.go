@@ -138,3 +138,35 @@ func errCode(r response) string {
 	_ = json.Unmarshal(r.body, &e)
 	return e.Error.Code
 }
+
+// Run control over /v1 — a cancel that lands, one refused — is in the
+// audit log: who, what, on which run, how it ended.
+func TestRunControlAudited(t *testing.T) {
+	st := openStore(t)
+	ctx := testCtx(t)
+	alog, err := audit.Open(ctx, st, audit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { alog.Close() })
+	id := session.NewID()
+	runs := &v1FakeRuns{runs: []*v1FakeRun{{ID: id, Workflow: "echo", State: "running"}}}
+	_, ts := newTestServer(t, st, Options{Runs: runs, Audit: alog})
+	for i, want := range []int{200, 409} {
+		if r := call(t, "POST", ts.URL+"/v1/runs/"+string(id)+"/cancel", `{"by":"ana","reason":"wrong input"}`); r.status != want {
+			t.Fatalf("cancel %d: %d %s", i+1, r.status, r.body)
+		}
+	}
+	recs, err := alog.List(ctx, audit.Filter{Kind: audit.KindRunControl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("%d run-control records, want 2: %+v", len(recs), recs)
+	}
+	last, first := recs[0], recs[1] // newest first
+	if first.Outcome != audit.OutcomeOK || last.Outcome != audit.OutcomeFailed || first.Action != "run.cancel" ||
+		first.Resource != "run/"+string(id) || first.Principal != "local:local" || !strings.Contains(first.Reason, "by ana: wrong input") {
+		t.Fatalf("records: %+v / %+v", first, last)
+	}
+}

@@ -91,7 +91,7 @@ func saneKey(k string) bool {
 // meanwhile). 200 with the run; 409 if it is over.
 func (s *Server) v1Cancel(w http.ResponseWriter, r *http.Request) {
 	if s.needRuns(w, r) {
-		s.control(w, r, s.runs.Cancel)
+		s.control(w, r, "run.cancel", s.runs.Cancel)
 	}
 }
 
@@ -100,12 +100,12 @@ func (s *Server) v1Cancel(w http.ResponseWriter, r *http.Request) {
 // run; 409 if it is done or not over.
 func (s *Server) v1Resume(w http.ResponseWriter, r *http.Request) {
 	if s.needRuns(w, r) {
-		s.control(w, r, s.runs.Resume)
+		s.control(w, r, "run.resume", s.runs.Resume)
 	}
 }
 
 // control answers a cancel or a resume.
-func (s *Server) control(w http.ResponseWriter, r *http.Request, act func(ctx context.Context, id session.ID, by, reason string) error) {
+func (s *Server) control(w http.ResponseWriter, r *http.Request, action string, act func(ctx context.Context, id session.ID, by, reason string) error) {
 	id, ok := v1PathID(w, r)
 	if !ok {
 		return
@@ -122,7 +122,9 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request, act func(ctx co
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
-	if err := act(ctx, id, by, strings.TrimSpace(req.Reason)); err != nil {
+	err = act(ctx, id, by, strings.TrimSpace(req.Reason))
+	s.auditControl(r, action, id, "by "+by+": "+strings.TrimSpace(req.Reason), err)
+	if err != nil {
 		v1Fail(w, r, err)
 		return
 	}
@@ -161,7 +163,9 @@ func (s *Server) v1Review(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
-	if err := s.runs.Review(ctx, id, req); err != nil {
+	err = s.runs.Review(ctx, id, req)
+	s.auditControl(r, "run.review", id, req.Verdict+" by "+req.By+": "+req.Reason, err)
+	if err != nil {
 		v1Fail(w, r, err)
 		return
 	}
@@ -200,7 +204,9 @@ func (s *Server) v1Decide(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
-	if err := s.runs.Decide(ctx, id, v); err != nil {
+	err = s.runs.Decide(ctx, id, v)
+	s.auditControl(r, "approval.decide", id, v.Verdict+" by "+v.By+": "+v.Reason, err)
+	if err != nil {
 		v1Fail(w, r, err)
 		return
 	}
