@@ -48,13 +48,20 @@ func (c *Cluster) Submit(ctx context.Context, name string, o SubmitOptions) (ses
 	return c.submitPrepared(ctx, p)
 }
 
-// submitPrepared submits a prepared run: on PostgreSQL, one routed to a
-// pool in one transaction; else one write after another (submitOne).
+// submitPrepared submits a prepared run: one on a session through
+// submitOnSession (it may wait behind another), any other now.
 func (c *Cluster) submitPrepared(ctx context.Context, p *prepared) (session.ID, error) {
-	name := p.run.Workflow
 	if p.run.Session != "" {
 		return c.submitOnSession(ctx, p)
 	}
+	return c.submitNow(ctx, p)
+}
+
+// submitNow submits a prepared run that goes now: on PostgreSQL, one
+// routed to a pool in one transaction; else one write after another
+// (submitOne).
+func (c *Cluster) submitNow(ctx context.Context, p *prepared) (session.ID, error) {
+	name := p.run.Workflow
 	if c.pg != nil && p.queue != "" {
 		// The input, its record and its job in one transaction: no run is
 		// ever queued without a job, nor a job without its run.

@@ -87,14 +87,7 @@ func (c *Cluster) submitOnSession(ctx context.Context, p *prepared) (session.ID,
 		return "", err
 	}
 	p.in = p.in.Append(p.route.chunk("cluster.route"))
-	if c.pg != nil && p.queue != "" {
-		if err := submitPG(ctx, c.q, c.pg, []*prepared{p}); err != nil {
-			return "", fmt.Errorf("cluster: submit %s: %w", p.run.Workflow, err)
-		}
-		c.runEvent(ctx, p.run)
-		return p.run.ID, nil
-	}
-	return c.submitOne(ctx, p)
+	return c.submitNow(ctx, p)
 }
 
 // openStates are the states of a run that has not ended, but for behind.
