@@ -96,6 +96,9 @@ type Filter struct {
 	Op           string
 	Parent       session.ID
 	Labels       map[string]string
+	// Scope, if set, selects the sessions in it (see Scope.Covers; a
+	// session without scope labels is in DefaultScope).
+	Scope *Scope
 	// Limit caps the result (0: no limit).
 	Limit int
 }

@@ -165,6 +165,21 @@ func createTx(ctx context.Context, tx pgx.Tx, sess *session.Session) error {
 			return err
 		}
 	}
+	if sc, ok := store.CreateScope(ctx); ok {
+		born := sc.Labels()
+		_, err := tx.Exec(ctx, `INSERT INTO rath.labels(id, key, value) VALUES($1, $2, $3), ($1, $4, $5)
+			ON CONFLICT (id, key) DO UPDATE SET value = excluded.value`,
+			sess.ID(), store.LabelTenant, born[store.LabelTenant], store.LabelProject, born[store.LabelProject])
+		return err
+	}
+	if len(lin.Parents) > 0 {
+		// A session is born in its first parent's scope.
+		if _, err := tx.Exec(ctx, `INSERT INTO rath.labels(id, key, value)
+			SELECT $1, key, value FROM rath.labels WHERE id = $2 AND key IN ($3, $4) ON CONFLICT DO NOTHING`,
+			sess.ID(), lin.Parents[0], store.LabelTenant, store.LabelProject); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -126,10 +126,34 @@ func filterSQL(f store.Filter) (string, []any) {
 		}
 		where = append(where, "id IN (SELECT id FROM rath.labels WHERE key = "+arg(k)+" AND value = "+arg(v)+short+")")
 	}
+	if f.Scope != nil {
+		where = append(where, scopeSQL(*f.Scope, arg)...)
+	}
 	if len(where) == 0 {
 		return "", args
 	}
 	return " WHERE " + strings.Join(where, " AND "), args
+}
+
+// scopeSQL is a scope filter's conditions: the sessions whose tenant (and
+// project) label is the scope's, or, for DefaultScope, is missing or
+// DefaultScope. Both forms are set lookups in labels_kv.
+func scopeSQL(sc store.Scope, arg func(any) string) []string {
+	cond := func(key, value string) string {
+		if value == store.DefaultScope {
+			return "id NOT IN (SELECT id FROM rath.labels WHERE key = " + arg(key) + " AND value <> " + arg(value) + ")"
+		}
+		return "id IN (SELECT id FROM rath.labels WHERE key = " + arg(key) + " AND value = " + arg(value) + ")"
+	}
+	t := sc.Tenant
+	if t == "" {
+		t = store.DefaultScope
+	}
+	out := []string{cond(store.LabelTenant, t)}
+	if sc.Project != "" {
+		out = append(out, cond(store.LabelProject, sc.Project))
+	}
+	return out
 }
 
 // adHoc has a filter query planned with its arguments' values: the

@@ -33,8 +33,9 @@ func (s *Store) Commit(ctx context.Context, sess *session.Session, prev session.
 		return err
 	}
 	fence := fenceOf(ctx)
+	born := bornScope(ctx)
 	err = s.w.submit(ctx, &job{ctx: ctx, early: s.dur != store.Sync, light: true, done: make(chan error, 1),
-		fn: func(tx *wtx, evs *[]store.Event) error { return commitTx(tx, sess, prev, fence, pre, evs) }})
+		fn: func(tx *wtx, evs *[]store.Event) error { return commitTx(tx, sess, prev, fence, born, pre, evs) }})
 	if err != nil {
 		return fmt.Errorf("commit %s: %w", sess.ID(), err)
 	}
@@ -91,7 +92,7 @@ func segmentFrom(sess *session.Session, from int) ([]byte, error) {
 // checked before the first write, and write errors abort the batch. The
 // fence, if any, is checked first: a fenced-out writer is refused even a
 // retry of a commit that was stored before.
-func commitTx(tx *wtx, sess *session.Session, prev session.ChunkID, fence *store.Fence, pre *encoded, evs *[]store.Event) error {
+func commitTx(tx *wtx, sess *session.Session, prev session.ChunkID, fence *store.Fence, born map[string]string, pre *encoded, evs *[]store.Event) error {
 	if err := checkFence(tx, fence); err != nil {
 		if errors.Is(err, store.ErrFenced) {
 			return err // refused before any write: the batch goes on
@@ -106,7 +107,7 @@ func commitTx(tx *wtx, sess *session.Session, prev session.ChunkID, fence *store
 			if prev != "" {
 				return fmt.Errorf("%w: the session is not stored, but the commit expects head %s", store.ErrConflict, prev.Short())
 			}
-			return createTx(tx, sess, pre, evs)
+			return createTx(tx, sess, born, pre, evs)
 		}
 		if err != nil {
 			return abort(err)
@@ -145,14 +146,23 @@ func commitTx(tx *wtx, sess *session.Session, prev session.ChunkID, fence *store
 	return nil
 }
 
-func createTx(tx *wtx, sess *session.Session, pre *encoded, evs *[]store.Event) error {
+func createTx(tx *wtx, sess *session.Session, born map[string]string, pre *encoded, evs *[]store.Event) error {
 	if err := tx.flush(); err != nil { // the base may be among the queued appends
 		return abort(err)
 	}
-	return abort(create(tx, sess, pre, evs))
+	return abort(create(tx, sess, born, pre, evs))
 }
 
-func create(tx *wtx, sess *session.Session, pre *encoded, evs *[]store.Event) error {
+// bornScope is the scope labels a session created under ctx gets
+// (store.WithCreateScope), or nil.
+func bornScope(ctx context.Context) map[string]string {
+	if sc, ok := store.CreateScope(ctx); ok {
+		return sc.Labels()
+	}
+	return nil
+}
+
+func create(tx *wtx, sess *session.Session, born map[string]string, pre *encoded, evs *[]store.Event) error {
 	lin := sess.Lineage()
 	baseLane, baseLen, err := findBase(tx, sess, lin.Parents)
 	if err != nil {
@@ -174,6 +184,19 @@ func create(tx *wtx, sess *session.Session, pre *encoded, evs *[]store.Event) er
 	}
 	for i, p := range lin.Parents {
 		if _, err := tx.Exec(`INSERT INTO parents(child, pos, parent) VALUES(?, ?, ?)`, sess.ID(), i, p); err != nil {
+			return err
+		}
+	}
+	switch {
+	case born != nil:
+		for _, k := range []string{store.LabelTenant, store.LabelProject} {
+			if _, err := tx.Exec(`INSERT OR REPLACE INTO labels(id, key, value) VALUES(?, ?, ?)`, sess.ID(), k, born[k]); err != nil {
+				return err
+			}
+		}
+	case len(lin.Parents) > 0:
+		// A session is born in its first parent's scope.
+		if _, err := tx.Exec(inheritScope, sess.ID(), lin.Parents[0], store.LabelTenant, store.LabelProject); err != nil {
 			return err
 		}
 	}

@@ -151,10 +151,38 @@ func filterSQL(f store.Filter) (string, []any) {
 		v := f.Labels[k]
 		where, args = append(where, "id IN (SELECT id FROM labels WHERE key = ? AND value = ?)"), append(args, k, v)
 	}
+	if f.Scope != nil {
+		for _, c := range scopeConds(*f.Scope) {
+			where, args = append(where, c.sql), append(args, c.key, c.value)
+		}
+	}
 	if len(where) == 0 {
 		return "", args
 	}
 	return " WHERE " + strings.Join(where, " AND "), args
+}
+
+// scopeCond is one condition of a scope filter: the sessions whose label
+// key is value, or, for DefaultScope, whose label key is missing or
+// DefaultScope. Both forms are set lookups in labels_kv.
+type scopeCond struct{ sql, key, value string }
+
+func scopeConds(sc store.Scope) []scopeCond {
+	cond := func(key, value string) scopeCond {
+		if value == store.DefaultScope {
+			return scopeCond{"id NOT IN (SELECT id FROM labels WHERE key = ? AND value <> ?)", key, value}
+		}
+		return scopeCond{"id IN (SELECT id FROM labels WHERE key = ? AND value = ?)", key, value}
+	}
+	t := sc.Tenant
+	if t == "" {
+		t = store.DefaultScope
+	}
+	out := []scopeCond{cond(store.LabelTenant, t)}
+	if sc.Project != "" {
+		out = append(out, cond(store.LabelProject, sc.Project))
+	}
+	return out
 }
 
 // Count implements store.Store.

@@ -148,7 +148,7 @@ func TestCompactionWithinABatch(t *testing.T) {
 			t.Fatal(err)
 		}
 		batch = append(batch, &job{ctx: ctx, light: true, done: make(chan error, 1),
-			fn: func(tx *wtx, evs *[]store.Event) error { return commitTx(tx, next, prev, nil, pre, evs) }})
+			fn: func(tx *wtx, evs *[]store.Event) error { return commitTx(tx, next, prev, nil, nil, pre, evs) }})
 		*x = next
 	}
 	for range compactAt / 4 {

@@ -30,6 +30,7 @@ var hotStatements = []string{
 	`SELECT ` + laneColumns + ` FROM sessions WHERE id = ?`,
 	insertSession,
 	`INSERT INTO parents(child, pos, parent) VALUES(?, ?, ?)`,
+	inheritScope,
 	selectEpoch,
 	insertChange, selectLeases,
 }
@@ -39,6 +40,8 @@ const (
 	commitSQL      = `COMMIT`
 	rollbackSQL    = `ROLLBACK`
 	selectHead     = `SELECT lane, head, len, compact_from FROM sessions WHERE id = ?`
+	// inheritScope copies a parent's scope labels to a new session.
+	inheritScope = `INSERT OR IGNORE INTO labels(id, key, value) SELECT ?, key, value FROM labels WHERE id = ? AND key IN (?, ?)`
 )
 
 // prepareHot prepares the hot statements on the writer's connection.
