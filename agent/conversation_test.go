@@ -59,6 +59,7 @@ func randomChunk(rng *rand.Rand, s *session.Session, instructions string, i int)
 func TestConversationMatchesWholeProjection(t *testing.T) {
 	const instructions = "Be brief."
 	rng := rand.New(rand.NewPCG(7, 11))
+	continued := 0
 	for round := range 200 {
 		var c conversation
 		s := session.FromUser("go")
@@ -86,12 +87,36 @@ func TestConversationMatchesWholeProjection(t *testing.T) {
 			if req.Digest() != full.Digest() {
 				t.Fatalf("round %d step %d: digest differs from the whole request's", round, step)
 			}
+			// Recorded as a run records it, the request's evidence lists
+			// every message, whatever it continues.
+			mc := (&model.Response{Provider: "scripted"}).Record(req, "m", true)
+			s = s.Append(session.Of(&mc))
+			parts, err := s.RequestParts(s.Len() - 1)
+			if err != nil {
+				t.Fatalf("round %d step %d: %v", round, step, err)
+			}
+			for i := range want {
+				if i >= len(parts) || parts[i] != want[i].Part() {
+					t.Fatalf("round %d step %d: evidence %+v, want the parts of %+v", round, step, parts, want)
+				}
+			}
+			if len(parts) != len(want) {
+				t.Fatalf("round %d step %d: %d parts for %d messages", round, step, len(parts), len(want))
+			}
+			if mc.Parts.Base != "" {
+				continued++
+			}
 		}
+	}
+	// Most steps extend the last request; a few follow a record of a
+	// projection made again.
+	if continued < 200*25/2 {
+		t.Fatalf("only %d of %d records continue an earlier one", continued, 200*25)
 	}
 }
 
 func sameMessage(a, b session.Message) bool {
-	return a.Role == b.Role && a.Content == b.Content && a.Chunk == b.Chunk &&
+	return a.Role == b.Role && a.Content == b.Content && a.Chunk == b.Chunk && a.Trust == b.Trust && a.Source == b.Source &&
 		a.ToolCallID == b.ToolCallID && len(a.ToolCalls) == len(b.ToolCalls)
 }
 

@@ -60,8 +60,8 @@ func TestMemoryRecalledOnceAndCommitted(t *testing.T) {
 		for _, msg := range v {
 			if strings.Contains(msg.Content, "CI runs the tests with -race") {
 				n++
-				if msg.Role != session.RoleSystem {
-					t.Fatalf("the memory reached the model as %s", msg.Role)
+				if msg.Role != session.RoleUser || msg.Trust != session.Untrusted || msg.Source != session.KindMemory {
+					t.Fatalf("the memory reached the model as %s (%s, from a %s chunk), want an untrusted user message", msg.Role, msg.Trust, msg.Source)
 				}
 			}
 			if strings.Contains(msg.Content, "elsewhere") {

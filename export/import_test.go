@@ -87,7 +87,10 @@ func TestImportOpenRathRoundTrip(t *testing.T) {
 func transcript(s *session.Session) []session.Message {
 	ms := s.Transcript()
 	for i := range ms {
-		ms[i].Chunk = ""
+		// The OpenRath format keeps each message's role and text, not the
+		// chunk it came from: a recall comes back as a user chunk (its text
+		// still quoting the hits as untrusted), a note as a system chunk.
+		ms[i].Chunk, ms[i].Trust, ms[i].Source = "", 0, 0
 	}
 	return ms
 }

@@ -25,6 +25,11 @@ type digestPrefix struct {
 	params     []byte
 	fromTools  []ToolSpec
 	fromParams Params
+	// digest is the whole digest of the request that made this state, and
+	// recorded says its evidence was recorded (Response.Record): a request
+	// that Continues it lists only the messages it adds (Parts).
+	digest   string
+	recorded bool
 }
 
 // paramsJSON is json.Marshal(r.Record()), reused from p when r has the
@@ -63,19 +68,28 @@ func (p *digestPrefix) extends(r *Request) bool {
 // conversation. If r's messages turn out not to extend prev's, Digest
 // hashes them all; the digest is the same either way. Tools and parameters
 // that are the very slices and pointers prev had are taken as unchanged.
+// If prev's evidence has been recorded (Response.Record), r's (Parts) lists
+// only the messages r adds, under the same check.
 func (r *Request) Continues(prev *Request) {
 	if prev != nil {
-		r.prefix = prev.prefix
+		r.prefix, r.base = prev.prefix, partsBase{}
+		if p := prev.prefix; p != nil && p.recorded && p.n > 0 {
+			r.base = partsBase{digest: p.digest, model: p.model, n: p.n, first: p.first, last: p.last}
+		}
 	}
 }
 
 // Digest is "sha256:<hex>" over the request — model, messages, tools and
 // parameters — so replay can tell whether it would send the same request.
-// A message projected from a chunk stands in by its role and chunk id (a
-// content hash of the chunk and its chain); other messages by their JSON.
+// A message projected from a chunk stands in by its chunk id (a content
+// hash of the chunk and its chain) after a role: the role that kind of
+// chunk was sent in before messages carried trust labels (see digestRole),
+// so that digests recorded then still match. Other messages stand in by
+// their JSON without the trust labels, which do not change what is sent.
 // Digest keeps the hash state after the messages, for a request that
 // Continues this one; it is not safe for concurrent use on one Request.
 func (r *Request) Digest() string {
+	old := r.prefix
 	var h hash.Cloner
 	from := 0
 	params, err := r.prefix.paramsJSON(r)
@@ -99,12 +113,14 @@ func (r *Request) Digest() string {
 	for _, m := range r.Messages[from:] {
 		buf = buf[:0]
 		if m.Chunk != "" {
-			n := len(m.Role) + 1 + len(m.Chunk)
+			role := digestRole(&m)
+			n := len(role) + 1 + len(m.Chunk)
 			buf = binary.LittleEndian.AppendUint64(buf, uint64(n))
-			buf = append(append(append(buf, m.Role...), 0), m.Chunk...)
+			buf = append(append(append(buf, role...), 0), m.Chunk...)
 			h.Write(buf)
 			continue
 		}
+		m.Trust, m.Source = 0, 0
 		raw, err := json.Marshal(m)
 		if err != nil {
 			return ""
@@ -142,7 +158,23 @@ func (r *Request) Digest() string {
 	var sum [sha256.Size]byte
 	out := make([]byte, 0, len("sha256:")+2*sha256.Size)
 	out = append(out, "sha256:"...)
-	return string(hex.AppendEncode(out, h.Sum(sum[:0])))
+	d := string(hex.AppendEncode(out, h.Sum(sum[:0])))
+	// The same request digested again keeps its evidence's mark.
+	r.prefix.digest, r.prefix.recorded = d, old != nil && old.recorded && old.digest == d
+	return d
+}
+
+// digestRole is the role a message projected from a chunk is hashed under:
+// system for a memory recall or a compression summary, which were system
+// messages until they became untrusted user messages (the chunk id fixes
+// everything else about the message, as it always did its text), and
+// otherwise the message's role.
+func digestRole(m *session.Message) session.Role {
+	switch m.Source {
+	case session.KindMemory, session.KindCompress:
+		return session.RoleSystem
+	}
+	return m.Role
 }
 
 // digestBufs recycles the buffer fields are framed in.

@@ -41,8 +41,15 @@ func (r *Response) Turn() session.Turn {
 		Refusal: r.Refusal, ToolCalls: r.ToolCalls}
 }
 
-// Record returns the model_call evidence of req answered by r.
+// Record returns the model_call evidence of req answered by r: with the
+// request's digest and the evidence of its messages (Request.Parts). A
+// request that Continues req then records only the messages it adds.
 func (r *Response) Record(req *Request, model string, stream bool) session.ModelCall {
-	return session.ModelCall{Provider: r.Provider, Model: model, Params: req.Record(), RequestDigest: req.Digest(),
+	parts := req.Parts()
+	digest := req.Digest()
+	if digest != "" {
+		req.prefix.recorded = true
+	}
+	return session.ModelCall{Provider: r.Provider, Model: model, Params: req.Record(), RequestDigest: digest, Parts: parts,
 		Stream: stream, Response: r.Output(), Usage: r.Usage, Attempts: r.Attempts, Latency: r.Latency}
 }

@@ -1,6 +1,9 @@
 package session
 
-import "sync"
+import (
+	"fmt"
+	"sync"
+)
 
 // The canonical (RFC 8785) encoding of a chunk without its id, written field
 // by field. Members appear in sorted key order; each list is annotated with
@@ -201,7 +204,7 @@ func (m *MemoryEvent) canon(w *canonWriter) {
 }
 
 func (m *ModelCall) canon(w *canonWriter) {
-	w.open() // aggregate attempts latency_ns model params provider raw request_digest response stream usage
+	w.open() // aggregate attempts latency_ns model params parts provider raw request_digest response stream usage
 	w.boolOpt("aggregate", m.Aggregate)
 	list(w, "attempts", m.Attempts, true, func(w *canonWriter, a *Attempt) {
 		w.open() // error latency_ns status
@@ -214,6 +217,10 @@ func (m *ModelCall) canon(w *canonWriter) {
 	w.str("model", m.Model)
 	w.key("params")
 	m.Params.canon(w)
+	if m.Parts != nil {
+		w.key("parts")
+		m.Parts.canon(w)
+	}
 	w.str("provider", m.Provider)
 	w.rawOpt("raw", m.Raw)
 	w.strOpt("request_digest", m.RequestDigest)
@@ -222,6 +229,27 @@ func (m *ModelCall) canon(w *canonWriter) {
 	w.boolOpt("stream", m.Stream)
 	w.key("usage")
 	m.Usage.canon(w)
+	w.close()
+}
+
+func (p *RequestParts) canon(w *canonWriter) {
+	w.open() // base from list
+	w.strOpt("base", p.Base)
+	w.intOpt("from", int64(p.From))
+	list(w, "list", p.List, true, func(w *canonWriter, pt *Part) {
+		if pt.Source >= numKinds || pt.Trust >= numTrust {
+			w.fail(fmt.Errorf("%w: model call part with source kind %d and trust %d", ErrInvalid, uint8(pt.Source), uint8(pt.Trust)))
+			return
+		}
+		w.open() // chunk role source trust
+		w.strOpt("chunk", string(pt.Chunk))
+		w.str("role", string(pt.Role))
+		if pt.Source != KindInvalid {
+			w.str("source", pt.Source.String())
+		}
+		w.strOpt("trust", pt.Trust.String())
+		w.close()
+	})
 	w.close()
 }
 

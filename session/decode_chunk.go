@@ -297,6 +297,8 @@ func readModelCall(r *jsonReader, m *ModelCall) {
 			readModelParams(r, &m.Params)
 		case "request_digest":
 			readString(r, &m.RequestDigest)
+		case "parts":
+			readPtr(r, &m.Parts, readRequestParts)
 		case "stream":
 			r.bool(&m.Stream)
 		case "response":
@@ -311,6 +313,38 @@ func readModelCall(r *jsonReader, m *ModelCall) {
 			readInt64(r, &m.Latency)
 		case "aggregate":
 			r.bool(&m.Aggregate)
+		default:
+			r.unknown()
+		}
+	}
+}
+
+func readRequestParts(r *jsonReader, p *RequestParts) {
+	for ok := r.beginObject(); ok; ok = r.nextMember() {
+		switch string(r.key) {
+		case "base":
+			readString(r, &p.Base)
+		case "from":
+			r.int(&p.From)
+		case "list":
+			readList(r, &p.List, readPart)
+		default:
+			r.unknown()
+		}
+	}
+}
+
+func readPart(r *jsonReader, p *Part) {
+	for ok := r.beginObject(); ok; ok = r.nextMember() {
+		switch string(r.key) {
+		case "role":
+			readString(r, &p.Role)
+		case "trust":
+			readTrust(r, &p.Trust)
+		case "source":
+			r.kind(&p.Source)
+		case "chunk":
+			readString(r, &p.Chunk)
 		default:
 			r.unknown()
 		}

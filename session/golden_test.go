@@ -52,6 +52,17 @@ func vectorChunks() []struct {
 		{"approval", Of(&Approval{Subject: "patch", CallID: "call_9", Verdict: VerdictRejected, By: "validator:tests", Reason: "2 tests fail"}).WithTime(at(9))},
 		{"note", Note("The repo uses Go 1.26.").WithTime(at(10))},
 		{"error", Fail(FailMaxSteps, "stopped after 8 steps").WithTime(at(11))},
+		// Added with trust labels: a model call with the evidence of its
+		// request's parts, continuing an earlier request.
+		{"model-call-parts", Of(&ModelCall{Provider: "anthropic", Model: "claude-x", RequestDigest: "sha256:" + strings.Repeat("1e", 32),
+			Parts: &RequestParts{Base: "sha256:" + strings.Repeat("0f", 32), From: 2, List: []Part{
+				{Role: RoleTool, Trust: Untrusted, Source: KindToolResult, Chunk: ChunkID("sha256:" + strings.Repeat("ab", 32))},
+				{Role: RoleUser, Trust: Untrusted, Source: KindMemory, Chunk: ChunkID("sha256:" + strings.Repeat("cd", 32))},
+				{Role: RoleSystem, Trust: Trusted, Source: KindNote, Chunk: ChunkID("sha256:" + strings.Repeat("ef", 32))},
+				{Role: RoleUser},
+			}},
+			Response: ModelOutput{Text: "Done.", FinishReason: "stop"}, Usage: Usage{InputTokens: 900, OutputTokens: 3},
+			Latency: 400 * time.Millisecond}).WithTime(at(12)).WithNode("coder#1")},
 	}
 }
 

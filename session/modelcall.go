@@ -46,9 +46,13 @@ type ModelCall struct {
 	Params   ModelParams `json:"params"`
 	// RequestDigest is "sha256:<hex>" of the canonical request, so replay can
 	// tell whether it would send the same request.
-	RequestDigest string      `json:"request_digest,omitempty"`
-	Stream        bool        `json:"stream,omitempty"`
-	Response      ModelOutput `json:"response"`
+	RequestDigest string `json:"request_digest,omitempty"`
+	// Parts is the evidence of the request's messages: the role, trust and
+	// source of each (see RequestParts). Nil in records made before
+	// requests carried it.
+	Parts    *RequestParts `json:"parts,omitempty"`
+	Stream   bool          `json:"stream,omitempty"`
+	Response ModelOutput   `json:"response"`
 	// Raw optionally keeps the provider's final response body verbatim.
 	Raw      json.RawMessage `json:"raw,omitempty"`
 	Usage    Usage           `json:"usage"`
@@ -72,6 +76,11 @@ func (m *ModelCall) validate() error {
 	}
 	if err := validRaw("model call response schema", m.Params.ResponseSchema); err != nil {
 		return err
+	}
+	if m.Parts != nil {
+		if err := m.Parts.validate(); err != nil {
+			return err
+		}
 	}
 	if m.Usage.negative() {
 		return fmt.Errorf("%w: model call usage has a negative count", ErrInvalid)

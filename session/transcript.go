@@ -29,6 +29,12 @@ type Message struct {
 	Name       string `json:"name,omitempty"`
 	// Chunk is the chunk the message was projected from.
 	Chunk ChunkID `json:"chunk,omitempty"`
+	// Trust is whose words the content is, and Source the kind of chunk it
+	// was projected from: both are set on every message a session projects,
+	// and left empty on one built by hand. A message whose Trust is not
+	// Trusted is never RoleSystem.
+	Trust  Trust `json:"trust,omitempty"`
+	Source Kind  `json:"source,omitempty"`
 }
 
 // Transcript returns the model's view of the session, in order: system, user
@@ -38,6 +44,11 @@ type Message struct {
 // range, except durable-tier ones, and shows its summary where the range
 // began; a compression hidden by a later one shows nothing. Transcript is
 // O(n) in the session's length.
+//
+// Every message is labelled with its Trust and Source. Only instructions
+// and notes are system messages; recalled memory and compression summaries
+// are untrusted and come as user messages that quote them (see Quote), and
+// tool results as tool messages.
 func (s *Session) Transcript() []Message {
 	return s.AppendTranscript(make([]Message, 0, s.t.n))
 }
@@ -50,11 +61,7 @@ func (s *Session) AppendTranscript(dst []Message) []Message {
 	hidden, anchors := s.compressions()
 	s.t.each(0, func(i int, e *entry) bool {
 		for _, c := range anchors[i] {
-			out = append(out, Message{
-				Role:    RoleSystem,
-				Content: fmt.Sprintf("Summary of %d earlier chunks:\n%s", c.body.Count, c.body.Summary),
-				Chunk:   c.id,
-			})
+			out = append(out, c.body.message(c.id))
 		}
 		if hidden != nil && hidden[i] && e.Tier != TierDurable {
 			return true
@@ -141,31 +148,49 @@ func (s *Session) compressions() (hidden []bool, anchors map[int][]anchored) {
 // leaves it out). Appending a chunk that is not a compress chunk adds
 // exactly its Message to the transcript, which lets a caller keep a
 // growing session's transcript without projecting it again.
+//
+// The message is labelled with the chunk's trust (Kind.Trust) and kind.
+// Instructions and notes are system messages; a user chunk a user message;
+// a tool result a tool message; a memory recall, which is untrusted, a user
+// message quoting the hits (Quote) under the heading "Recalled from
+// memory:".
 func (c Chunk) Message() (Message, bool) {
 	switch c.Kind {
 	case KindSystem:
-		return Message{Role: RoleSystem, Content: c.System.Text, Chunk: c.ID}, true
+		return Message{Role: RoleSystem, Content: c.System.Text, Chunk: c.ID, Trust: Trusted, Source: KindSystem}, true
 	case KindUser:
-		return Message{Role: RoleUser, Content: c.User.Text, Chunk: c.ID}, true
+		return Message{Role: RoleUser, Content: c.User.Text, Chunk: c.ID, Trust: TrustUser, Source: KindUser}, true
 	case KindNote:
-		return Message{Role: RoleSystem, Content: c.Note.Text, Chunk: c.ID}, true
+		return Message{Role: RoleSystem, Content: c.Note.Text, Chunk: c.ID, Trust: Trusted, Source: KindNote}, true
 	case KindAssistant:
 		t := c.Assistant
 		return Message{Role: RoleAssistant, Content: t.Text, Reasoning: t.Reasoning,
-			ReasoningBlocks: t.ReasoningBlocks, ToolCalls: t.ToolCalls, Chunk: c.ID}, true
+			ReasoningBlocks: t.ReasoningBlocks, ToolCalls: t.ToolCalls, Chunk: c.ID, Trust: TrustModel, Source: KindAssistant}, true
 	case KindToolResult:
 		r := c.ToolResult
-		return Message{Role: RoleTool, Content: r.ModelContent(), ToolCallID: r.CallID, Name: r.Tool, Chunk: c.ID}, true
+		return Message{Role: RoleTool, Content: r.ModelContent(), ToolCallID: r.CallID, Name: r.Tool, Chunk: c.ID,
+			Trust: Untrusted, Source: KindToolResult}, true
 	case KindMemory:
 		if c.Memory.Op != MemoryRecall || len(c.Memory.Hits) == 0 {
 			return Message{}, false
 		}
-		var b strings.Builder
-		b.WriteString("Recalled from memory:")
-		for _, h := range c.Memory.Hits {
-			fmt.Fprintf(&b, "\n- [%s] %s", h.URI, h.Text)
+		var hits strings.Builder
+		for i, h := range c.Memory.Hits {
+			if i > 0 {
+				hits.WriteByte('\n')
+			}
+			fmt.Fprintf(&hits, "- [%s] %s", h.URI, h.Text)
 		}
-		return Message{Role: RoleSystem, Content: b.String(), Chunk: c.ID}, true
+		return Message{Role: RoleUser, Content: Quote("Recalled from memory:", KindMemory, hits.String()), Chunk: c.ID,
+			Trust: Untrusted, Source: KindMemory}, true
 	}
 	return Message{}, false
+}
+
+// message is the summary a compress chunk shows where its range began: a
+// user message quoting it, untrusted (a model wrote it from content that
+// may be).
+func (c *Compression) message(id ChunkID) Message {
+	return Message{Role: RoleUser, Content: Quote(fmt.Sprintf("Summary of %d earlier chunks:", c.Count), KindCompress, c.Summary),
+		Chunk: id, Trust: Untrusted, Source: KindCompress}
 }

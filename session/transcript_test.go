@@ -31,7 +31,7 @@ func TestTranscriptProjectsConversation(t *testing.T) {
 		{RoleTool, "package a"},
 		{RoleTool, `"error":"timeout"`},
 		{RoleSystem, "a_test.go"},
-		{RoleSystem, "run go test"},
+		{RoleUser, "<untrusted source=\"memory\">\n- [memory://project/p/tests] run go test\n</untrusted>"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("transcript has %d messages, want %d: %+v", len(got), len(want), got)
@@ -60,7 +60,7 @@ func TestCompressHidesRangeButKeepsDurable(t *testing.T) {
 		roles = append(roles, string(m.Role)+":"+m.Content)
 	}
 	got := strings.Join(roles, "|")
-	want := "system:sys|system:Summary of 5 earlier chunks:\nthey talked|system:fact|user:u3"
+	want := "system:sys|user:Summary of 5 earlier chunks:\n<untrusted source=\"compress\">\nthey talked\n</untrusted>|system:fact|user:u3"
 	if got != want {
 		t.Fatalf("transcript\n got %q\nwant %q", got, want)
 	}
@@ -99,7 +99,7 @@ func TestCompressionSurvivesMerge(t *testing.T) {
 		parts = append(parts, msg.Content)
 	}
 	got := strings.Join(parts, "|")
-	want := "q|a|Summary of 2 earlier chunks:\nb summary"
+	want := "q|a|Summary of 2 earlier chunks:\n<untrusted source=\"compress\">\nb summary\n</untrusted>"
 	if got != want {
 		t.Fatalf("merged transcript %q, want %q", got, want)
 	}

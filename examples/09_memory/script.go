@@ -51,7 +51,7 @@ func builder(_ context.Context, req *model.Request) (model.Response, error) {
 func helper(_ context.Context, req *model.Request) (model.Response, error) {
 	recalled := ""
 	for _, m := range req.Messages {
-		if m.Role == session.RoleSystem && strings.HasPrefix(m.Content, "Recalled from memory:") && strings.Contains(m.Content, "CGO_ENABLED=0") {
+		if m.Source == session.KindMemory && strings.Contains(m.Content, "CGO_ENABLED=0") {
 			recalled = m.Content
 		}
 	}

@@ -3,10 +3,13 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
 
+	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/session"
 )
 
@@ -17,8 +20,12 @@ var emptyInput = json.RawMessage(`{}`)
 // buildMessages returns the system prompt (every system message, in order,
 // joined by blank lines) and the conversation as the API wants it: turns
 // alternating between user and assistant, tool results as tool_result
-// blocks of a user turn.
-func buildMessages(msgs []session.Message) (string, []sdk.MessageParam) {
+// blocks of a user turn. Only trusted (or unlabelled) system messages go
+// into the system prompt; a system message labelled otherwise is an error
+// (model.ErrUntrustedSystem). Untrusted content stays in the conversation:
+// tool results as tool_result blocks, recalled memory and summaries as the
+// text of a user turn.
+func buildMessages(msgs []session.Message) (string, []sdk.MessageParam, error) {
 	var system []string
 	var out []sdk.MessageParam
 	add := func(role sdk.MessageParamRole, blocks []sdk.ContentBlockParamUnion) {
@@ -28,14 +35,17 @@ func buildMessages(msgs []session.Message) (string, []sdk.MessageParam) {
 		// Adjacent turns of one role merge: the API requires alternation, and
 		// consecutive tool results must share one user turn.
 		if n := len(out); n > 0 && out[n-1].Role == role {
-			out[n-1].Content = append(out[n-1].Content, blocks...)
+			out[n-1].Content = mergeBlocks(out[n-1].Content, blocks)
 			return
 		}
 		out = append(out, sdk.MessageParam{Role: role, Content: blocks})
 	}
-	for _, m := range msgs {
+	for i, m := range msgs {
 		switch m.Role {
 		case session.RoleSystem:
+			if err := model.CheckMessageTrust(i, &msgs[i]); err != nil {
+				return "", nil, fmt.Errorf("anthropic: %w", err)
+			}
 			if strings.TrimSpace(m.Content) != "" {
 				system = append(system, m.Content)
 			}
@@ -49,7 +59,26 @@ func buildMessages(msgs []session.Message) (string, []sdk.MessageParam) {
 			add(sdk.MessageParamRoleUser, []sdk.ContentBlockParamUnion{toolResult(m)})
 		}
 	}
-	return strings.Join(system, "\n\n"), out
+	return strings.Join(system, "\n\n"), out, nil
+}
+
+// mergeBlocks appends blocks to a turn's content, keeping its tool_result
+// blocks first: the API wants the results of a tool_use turn at the start
+// of the user turn after it, and a user message (recalled memory, say)
+// may come between the call and its results.
+func mergeBlocks(content, blocks []sdk.ContentBlockParamUnion) []sdk.ContentBlockParamUnion {
+	for _, b := range blocks {
+		if b.OfToolResult == nil {
+			content = append(content, b)
+			continue
+		}
+		at := 0
+		for at < len(content) && content[at].OfToolResult != nil {
+			at++
+		}
+		content = slices.Insert(content, at, b)
+	}
+	return content
 }
 
 // assistantBlocks is an assistant turn: its signed thinking and redacted

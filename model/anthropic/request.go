@@ -17,7 +17,10 @@ func buildParams(req *model.Request) (sdk.MessageNewParams, error) {
 	if req.Model == "" {
 		return sdk.MessageNewParams{}, fmt.Errorf("anthropic: the request names no model")
 	}
-	system, msgs := buildMessages(req.Messages)
+	system, msgs, err := buildMessages(req.Messages)
+	if err != nil {
+		return sdk.MessageNewParams{}, err
+	}
 	p := sdk.MessageNewParams{
 		Model:     sdk.Model(req.Model),
 		MaxTokens: int64(req.Params.MaxTokens),

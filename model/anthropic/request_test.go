@@ -73,7 +73,7 @@ func TestThinkingKeptAndSentBack(t *testing.T) {
 }
 
 func TestUnsignedReasoningNotSent(t *testing.T) {
-	_, msgs := buildMessages([]session.Message{
+	_, msgs, _ := buildMessages([]session.Message{
 		{Role: session.RoleUser, Content: "q"},
 		{Role: session.RoleAssistant, Content: "a", Reasoning: "thought", ReasoningBlocks: []session.Reasoning{{Text: "thought"}}},
 	})
@@ -92,7 +92,7 @@ func TestSystemMessagesMerged(t *testing.T) {
 		{Role: session.RoleSystem, Content: "You are terse."},
 		{Role: session.RoleSystem, Content: "Answer in French."},
 		{Role: session.RoleUser, Content: "hi"},
-		{Role: session.RoleSystem, Content: "Recalled from memory:\n- x"},
+		{Role: session.RoleSystem, Content: "Note: the repo uses Go 1.26."},
 		{Role: session.RoleUser, Content: "again"},
 	}}
 	if _, _, err := attempt(t, newProvider(t, srv.URL), req); err != nil {
@@ -100,7 +100,7 @@ func TestSystemMessagesMerged(t *testing.T) {
 	}
 	body := srv.body(t, 0)
 	system := body["system"].([]any)
-	if len(system) != 1 || path(t, system, 0, "text") != "You are terse.\n\nAnswer in French.\n\nRecalled from memory:\n- x" {
+	if len(system) != 1 || path(t, system, 0, "text") != "You are terse.\n\nAnswer in French.\n\nNote: the repo uses Go 1.26." {
 		t.Fatalf("system %s", js(system))
 	}
 	msgs := body["messages"].([]any)

@@ -27,11 +27,19 @@ func params(req *model.Request) (openai.ChatCompletionNewParams, error) {
 	return p, sampling(&p, req.Params, len(p.Tools) > 0)
 }
 
+// messages maps the conversation to chat messages, role for role: only
+// trusted (or unlabelled) system messages go out as system messages; a
+// system message labelled otherwise fails the request
+// (model.ErrUntrustedSystem). Untrusted content comes as tool messages and
+// as user messages quoting it.
 func messages(in []session.Message) ([]openai.ChatCompletionMessageParamUnion, error) {
 	out := make([]openai.ChatCompletionMessageParamUnion, 0, len(in))
 	for i, m := range in {
 		switch m.Role {
 		case session.RoleSystem:
+			if err := model.CheckMessageTrust(i, &in[i]); err != nil {
+				return nil, fmt.Errorf("openai: %w", err)
+			}
 			out = append(out, openai.SystemMessage(m.Content))
 		case session.RoleUser:
 			out = append(out, openai.UserMessage(m.Content))

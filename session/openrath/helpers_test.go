@@ -52,11 +52,13 @@ func decodeErrorLine(t testing.TB, err error) int {
 }
 
 // noIDs returns the transcript without the chunk ids, which differ between a
-// session and its re-import (the placement and usage chunks move).
+// session and its re-import (the placement and usage chunks move), and
+// without the source kinds, which the format does not keep (a note comes
+// back as a system chunk, as trusted as it was).
 func noIDs(ms []session.Message) []session.Message {
 	out := slices.Clone(ms)
 	for i := range out {
-		out[i].Chunk = ""
+		out[i].Chunk, out[i].Source = "", 0
 	}
 	return out
 }
