@@ -24,6 +24,8 @@ const (
 	KindRunControl = "run_control"
 	// KindToken: a token was created, rotated or revoked.
 	KindToken = "token"
+	// KindQuota: a run refused, or made to wait, by its scope's quota.
+	KindQuota = "quota"
 )
 
 // Outcomes of a record.
@@ -32,6 +34,8 @@ const (
 	OutcomeDenied  = "denied"
 	OutcomeFailed  = "failed"
 	OutcomeOK      = "ok"
+	// OutcomeWaiting: the act waits (a run over its quota).
+	OutcomeWaiting = "waiting"
 )
 
 // Record is one entry of the audit log. Its JSON form, without Lane, is

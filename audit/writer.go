@@ -132,7 +132,7 @@ func (w *writer) startLane() error {
 	}
 	s := session.New().Append(c)
 	ctx, st := w.l.ctx, w.l.st
-	if err := st.Commit(ctx, s, ""); err != nil {
+	if err := st.Commit(store.WithCreateScope(ctx, store.SystemScope), s, ""); err != nil {
 		return fmt.Errorf("audit: begin a lane: %w", err)
 	}
 	// The labels follow the header, so a lane is found (labelled) before

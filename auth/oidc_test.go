@@ -2,100 +2,33 @@ package auth
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+	"github.com/openrath/rath/auth/authtest"
 )
 
-// issuer is an in-test OpenID provider: a discovery document and a key
-// set it can rotate.
-type issuer struct {
-	srv     *httptest.Server
-	mu      sync.Mutex
-	keys    []jose.JSONWebKey // public
-	fetches atomic.Int32      // of the key set
-}
+// The in-test OpenID provider and keys are authtest's.
+type (
+	issuer     = authtest.Issuer
+	signingKey = authtest.Key
+)
 
-func newIssuer(t *testing.T, pub ...jose.JSONWebKey) *issuer {
-	is := &issuer{keys: pub}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{
-			"issuer": is.srv.URL, "jwks_uri": is.srv.URL + "/jwks",
-			"id_token_signing_alg_values_supported": []string{"RS256"},
-		})
-	})
-	mux.HandleFunc("/jwks", func(w http.ResponseWriter, _ *http.Request) {
-		is.fetches.Add(1)
-		is.mu.Lock()
-		defer is.mu.Unlock()
-		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: is.keys})
-	})
-	is.srv = httptest.NewServer(mux)
-	t.Cleanup(is.srv.Close)
-	return is
-}
+func newIssuer(t *testing.T, pub ...jose.JSONWebKey) *issuer { return authtest.NewIssuer(t, pub...) }
 
-func (is *issuer) setKeys(pub ...jose.JSONWebKey) {
-	is.mu.Lock()
-	defer is.mu.Unlock()
-	is.keys = pub
-}
-
-// signingKey is an RSA key with its id.
-type signingKey struct {
-	kid  string
-	priv *rsa.PrivateKey
-}
-
-func newKey(t testing.TB, kid string) signingKey {
-	priv, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return signingKey{kid, priv}
-}
-
-func (k signingKey) public() jose.JSONWebKey {
-	return jose.JSONWebKey{Key: &k.priv.PublicKey, KeyID: k.kid, Algorithm: string(jose.RS256), Use: "sig"}
-}
-
-func (k signingKey) sign(t testing.TB, claims map[string]any) string {
-	t.Helper()
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: k.priv, KeyID: k.kid}},
-		(&jose.SignerOptions{}).WithType("JWT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	payload, _ := json.Marshal(claims)
-	jws, err := signer.Sign(payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := jws.CompactSerialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+func newKey(t testing.TB, kid string) signingKey { return authtest.NewKey(t, kid) }
 
 const audience = "rath-api"
 
 func claimsFor(is *issuer) map[string]any {
 	now := time.Now()
 	return map[string]any{
-		"iss": is.srv.URL, "aud": audience, "sub": "user-42", "email": "ann@example.com",
+		"iss": is.URL(), "aud": audience, "sub": "user-42", "email": "ann@example.com",
 		"iat": now.Unix(), "exp": now.Add(time.Hour).Unix(),
 		"tenant": "acme", "project": "web", "grants": []string{"run.read", "run.create", "openid", "run.read"},
 	}
@@ -117,14 +50,14 @@ func with(c map[string]any, k string, v any) map[string]any {
 func TestOIDC(t *testing.T) {
 	ctx := context.Background()
 	k1 := newKey(t, "k1")
-	is := newIssuer(t, k1.public())
-	o, err := NewOIDC(ctx, OIDCConfig{Issuer: is.srv.URL, Audience: audience})
+	is := newIssuer(t, k1.Public())
+	o, err := NewOIDC(ctx, OIDCConfig{Issuer: is.URL(), Audience: audience})
 	if err != nil {
 		t.Fatal(err)
 	}
 	good := claimsFor(is)
 
-	p, err := o.Authenticate(ctx, k1.sign(t, good))
+	p, err := o.Authenticate(ctx, k1.Sign(t, good))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,14 +66,14 @@ func TestOIDC(t *testing.T) {
 		t.Fatalf("principal %+v", p)
 	}
 	// Grants as one space-separated string, no project.
-	p, err = o.Authenticate(ctx, k1.sign(t, with(with(good, "grants", "approval.* metrics.read bogus"), "project", nil)))
+	p, err = o.Authenticate(ctx, k1.Sign(t, with(with(good, "grants", "approval.* metrics.read bogus"), "project", nil)))
 	if err != nil || p.Project != "" || strings.Join(p.Grants, ",") != "approval.*,metrics.read" {
 		t.Fatalf("space-separated grants: %+v %v", p, err)
 	}
 
 	other := newKey(t, "k1") // same kid, another key: not the issuer's
 	tampered := func() string {
-		parts := strings.Split(k1.sign(t, good), ".")
+		parts := strings.Split(k1.Sign(t, good), ".")
 		evil, _ := json.Marshal(with(good, "tenant", "evil"))
 		parts[1] = base64.RawURLEncoding.EncodeToString(evil)
 		return strings.Join(parts, ".")
@@ -152,17 +85,17 @@ func TestOIDC(t *testing.T) {
 	}()
 	refused := map[string]string{
 		"alg none":       none,
-		"expired":        k1.sign(t, with(with(good, "exp", time.Now().Add(-time.Minute).Unix()), "iat", time.Now().Add(-time.Hour).Unix())),
-		"wrong audience": k1.sign(t, with(good, "aud", "someone-else")),
-		"wrong issuer":   k1.sign(t, with(good, "iss", "https://evil.example")),
+		"expired":        k1.Sign(t, with(with(good, "exp", time.Now().Add(-time.Minute).Unix()), "iat", time.Now().Add(-time.Hour).Unix())),
+		"wrong audience": k1.Sign(t, with(good, "aud", "someone-else")),
+		"wrong issuer":   k1.Sign(t, with(good, "iss", "https://evil.example")),
 		"tampered":       tampered,
-		"foreign key":    other.sign(t, good),
-		"no tenant":      k1.sign(t, with(good, "tenant", nil)),
-		"empty tenant":   k1.sign(t, with(good, "tenant", "")),
-		"numeric tenant": k1.sign(t, with(good, "tenant", 7)),
-		"bad tenant":     k1.sign(t, with(good, "tenant", "a/b")),
-		"no subject":     k1.sign(t, with(good, "sub", nil)),
-		"object project": k1.sign(t, with(good, "project", map[string]any{"x": 1})),
+		"foreign key":    other.Sign(t, good),
+		"no tenant":      k1.Sign(t, with(good, "tenant", nil)),
+		"empty tenant":   k1.Sign(t, with(good, "tenant", "")),
+		"numeric tenant": k1.Sign(t, with(good, "tenant", 7)),
+		"bad tenant":     k1.Sign(t, with(good, "tenant", "a/b")),
+		"no subject":     k1.Sign(t, with(good, "sub", nil)),
+		"object project": k1.Sign(t, with(good, "project", map[string]any{"x": 1})),
 	}
 	for name, tok := range refused {
 		_, err := o.Authenticate(ctx, tok)
@@ -185,34 +118,34 @@ func TestOIDCRotation(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
 	k1, k2 := newKey(t, "k1"), newKey(t, "k2")
-	is := newIssuer(t, k1.public())
-	o, err := NewOIDC(ctx, OIDCConfig{Issuer: is.srv.URL, Audience: audience, KeysMaxAge: 10 * time.Minute, Now: clk.Now})
+	is := newIssuer(t, k1.Public())
+	o, err := NewOIDC(ctx, OIDCConfig{Issuer: is.URL(), Audience: audience, KeysMaxAge: 10 * time.Minute, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	claims := with(claimsFor(is), "exp", clk.Now().Add(24*time.Hour).Unix())
-	old := k1.sign(t, claims)
+	old := k1.Sign(t, claims)
 	for range 2 {
 		if _, err := o.Authenticate(ctx, old); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n := is.fetches.Load(); n != 1 {
+	if n := is.Fetches.Load(); n != 1 {
 		t.Fatalf("the key set was fetched %d times for two tokens of a known key (want cached: 1)", n)
 	}
-	is.setKeys(k2.public())
-	p, err := o.Authenticate(ctx, k2.sign(t, claims))
+	is.SetKeys(k2.Public())
+	p, err := o.Authenticate(ctx, k2.Sign(t, claims))
 	if err != nil || p.Tenant != "acme" {
 		t.Fatalf("token of the new key: %+v %v", p, err)
 	}
-	if n := is.fetches.Load(); n != 2 {
+	if n := is.Fetches.Load(); n != 2 {
 		t.Fatalf("key set fetches after rotation: %d, want 2", n)
 	}
 	clk.Add(10 * time.Minute)
 	if _, err := o.Authenticate(ctx, old); !errors.Is(err, ErrUnauthenticated) {
 		t.Fatalf("token of the retired key, the key set %v old: %v", 10*time.Minute, err)
 	}
-	if _, err := o.Authenticate(ctx, k2.sign(t, claims)); err != nil {
+	if _, err := o.Authenticate(ctx, k2.Sign(t, claims)); err != nil {
 		t.Fatalf("token of the new key after the refresh: %v", err)
 	}
 }
@@ -229,11 +162,11 @@ func TestOIDCClaimNames(t *testing.T) {
 func TestNewOIDCRefuses(t *testing.T) {
 	ctx := context.Background()
 	is := newIssuer(t)
-	if _, err := NewOIDC(ctx, OIDCConfig{Issuer: is.srv.URL}); err == nil {
+	if _, err := NewOIDC(ctx, OIDCConfig{Issuer: is.URL()}); err == nil {
 		t.Error("no audience accepted")
 	}
 	// The document names another issuer than the one configured.
-	if _, err := NewOIDC(ctx, OIDCConfig{Issuer: is.srv.URL + "/", Audience: audience}); err == nil {
+	if _, err := NewOIDC(ctx, OIDCConfig{Issuer: is.URL() + "/", Audience: audience}); err == nil {
 		t.Error("an issuer mismatch accepted")
 	}
 }
@@ -242,8 +175,8 @@ func TestNewOIDCRefuses(t *testing.T) {
 func TestChainTokensAndOIDC(t *testing.T) {
 	ctx := context.Background()
 	k := newKey(t, "k")
-	is := newIssuer(t, k.public())
-	o, err := NewOIDC(ctx, OIDCConfig{Issuer: is.srv.URL, Audience: audience})
+	is := newIssuer(t, k.Public())
+	o, err := NewOIDC(ctx, OIDCConfig{Issuer: is.URL(), Audience: audience})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +189,7 @@ func TestChainTokensAndOIDC(t *testing.T) {
 	if p, err := c.Authenticate(ctx, secret); err != nil || p.Kind != KindToken {
 		t.Fatalf("token: %+v %v", p, err)
 	}
-	if p, err := c.Authenticate(ctx, k.sign(t, claimsFor(is))); err != nil || p.Kind != KindOIDC {
+	if p, err := c.Authenticate(ctx, k.Sign(t, claimsFor(is))); err != nil || p.Kind != KindOIDC {
 		t.Fatalf("jwt: %+v %v", p, err)
 	}
 	if _, err := c.Authenticate(ctx, "something else"); !errors.Is(err, ErrUnauthenticated) {

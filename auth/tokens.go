@@ -138,7 +138,7 @@ func (t *Tokens) Create(ctx context.Context, s Spec) (string, Info, error) {
 	sum := sha256.Sum256([]byte(secret))
 
 	ses := session.New().Append(session.Note("token " + strings.TrimSpace(s.Name)))
-	if err := t.st.Commit(ctx, ses, ""); err != nil {
+	if err := t.st.Commit(store.WithCreateScope(ctx, store.SystemScope), ses, ""); err != nil {
 		return "", Info{}, fmt.Errorf("auth: create token: %w", err)
 	}
 	info.ID = string(ses.ID())

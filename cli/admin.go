@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"runtime/debug"
 	"strings"
 	"text/tabwriter"
@@ -12,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/openrath/rath"
-	"github.com/openrath/rath/audit"
 	"github.com/openrath/rath/auth"
 	"github.com/openrath/rath/cluster"
 	"github.com/openrath/rath/cluster/clusterapi"
@@ -313,7 +313,7 @@ func (a *app) serveCmd() *cobra.Command {
 	var maxQueued int
 	c := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the HTTP API and the web viewer (loopback unless --token is given)",
+		Short: "Serve the HTTP API and the web viewer (on loopback by default; elsewhere every request needs a token)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rt, err := a.runtime(cmd.Context())
@@ -334,16 +334,12 @@ func (a *app) serveCmd() *cobra.Command {
 				}
 				o.Authenticators = append(o.Authenticators, oidc)
 			}
-			alog, err := audit.Open(cmd.Context(), rt.Store, audit.Options{})
-			if err != nil {
-				return err
-			}
-			defer alog.Close()
+			alog := a.alog
 			o.Audit = alog
 			var work chan error // the in-process worker's end, with --worker
 			var stopWork context.CancelFunc
 			if !noCluster {
-				copts := cluster.Options{}
+				copts := cluster.Options{Audit: alog}
 				if withWorker {
 					copts.Log, copts.Deltas = a.stderr, true
 				}
@@ -377,6 +373,17 @@ func (a *app) serveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if loop, _ := loopbackListen(addr); !loop && token == "" && oidcIssuer == "" {
+				// Off loopback every request needs a credential: with none
+				// to check, the server could answer nobody.
+				some, err := o.Tokens.Any(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if !some {
+					return fmt.Errorf("%w: %s is not loopback, every request there needs one, and the store holds none (rath token create), nor is there --token or --oidc-issuer", server.ErrNoToken, addr)
+				}
+			}
 			fmt.Fprintf(a.stderr, "serving %s on http://%s\n", rt.StoreURL, addr)
 			err = srv.ListenAndServe(cmd.Context())
 			if work != nil {
@@ -390,11 +397,24 @@ func (a *app) serveCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&addr, "addr", "127.0.0.1:7474", "address to listen on")
-	c.Flags().StringVar(&token, "token", "", "bearer token required by the API (needed for a non-loopback address)")
+	c.Flags().StringVar(&token, "token", "", "a bearer token of the server's own, acting as an administrator (a non-loopback address needs it, the store's tokens or --oidc-issuer)")
 	c.Flags().BoolVar(&noCluster, "no-cluster", false, "serve without the cluster page and API")
 	c.Flags().BoolVar(&withWorker, "worker", false, "also work the cluster's runs in this process (a worker with the default options; its metrics join /metrics)")
 	c.Flags().IntVar(&maxQueued, "max-queued", server.DefaultMaxQueuedRuns, "runs that may wait to be worked before POST /v1/runs answers 429")
 	c.Flags().StringVar(&oidcIssuer, "oidc-issuer", "", "also accept OIDC/JWT bearer tokens from this issuer (claims tenant, project, grants: docs/auth.md)")
 	c.Flags().StringVar(&oidcAudience, "oidc-audience", "", "the audience OIDC tokens must name (with --oidc-issuer)")
 	return c
+}
+
+// loopbackListen reports whether a listen address binds loopback only.
+func loopbackListen(addr string) (bool, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, err
+	}
+	if host == "localhost" {
+		return true, nil
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback(), nil
 }

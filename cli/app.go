@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/openrath/rath"
+	"github.com/openrath/rath/audit"
 )
 
 // Exit codes.
@@ -48,7 +49,10 @@ type app struct {
 	serverURL, serverToken string
 	root                   *cobra.Command
 	rt                     *rath.Runtime
-	name                   string // the program's name, in messages
+	// alog is the store's audit log as this process writes it (one lane),
+	// opened with the runtime (auditlog.go).
+	alog *audit.Log
+	name string // the program's name, in messages
 	// isTerminal, if set, replaces the check of whether a stream is a
 	// terminal (tests).
 	isTerminal func(io.Writer) bool
@@ -80,6 +84,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, o options) *app {
 	root.AddCommand(a.webhooksCmd())
 	root.AddCommand(a.auditCmd())
 	root.AddCommand(a.tokenCmd())
+	root.AddCommand(a.quotaCmd())
 	for _, add := range o.commands {
 		root.AddCommand(add(Env{a}))
 	}
@@ -150,6 +155,11 @@ func (a *app) runtime(ctx context.Context) (*rath.Runtime, error) {
 		return nil, err
 	}
 	a.rt = rt
+	if err := a.openAudit(ctx, rt); err != nil {
+		rt.Close()
+		a.rt = nil
+		return nil, err
+	}
 	return rt, nil
 }
 

@@ -47,6 +47,9 @@ func (a *app) cluster(ctx context.Context, o cluster.Options) (*cluster.Cluster,
 	if err != nil {
 		return nil, err
 	}
+	if o.Audit == nil {
+		o.Audit = a.alog // quota and policy decisions are audited
+	}
 	return cluster.Open(ctx, rt, o)
 }
 

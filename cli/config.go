@@ -17,6 +17,7 @@ import (
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/sandbox/remote"
+	"github.com/openrath/rath/secret"
 	"github.com/openrath/rath/store"
 )
 
@@ -32,17 +33,85 @@ func sandboxSettings(mc *model.Config) (map[string]map[string]string, error) {
 	return out, nil
 }
 
-// shownSandboxes is the section as shown: an api_key as set or not.
+// shownSandboxes is the section as shown: an api_key as set, or as the
+// secret reference it is given as.
 func shownSandboxes(all map[string]map[string]string) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for name, set := range all {
 		m := maps.Clone(set)
-		if _, ok := m[remote.KeyAPIKey]; ok {
-			m[remote.KeyAPIKey] = "set"
+		if k, ok := m[remote.KeyAPIKey]; ok {
+			m[remote.KeyAPIKey] = shownKey(k)
 		}
 		out[name] = m
 	}
 	return out
+}
+
+// shownKey is a key as shown: "set", or the secret reference it is given
+// as (a reference is not a secret), or "" when it is not set.
+func shownKey(k string) string {
+	switch {
+	case k == "":
+		return ""
+	case secret.IsRef(k):
+		if ref, err := secret.Parse(k); err == nil {
+			return ref.String()
+		}
+		return "(a malformed secret reference)"
+	}
+	return "set"
+}
+
+// shownModels is the model section as `rath config --json` shows it: the
+// default model, the prices, and each provider's settings with its
+// api_key as shownKey says (and settings this build does not know as
+// "set"). The file's other sections are left out: sandboxes and memory
+// are shown on their own (their keys hidden), and a section this build
+// does not know may hold anything.
+func shownModels(mc *model.Config) (map[string]any, error) {
+	out := map[string]any{}
+	if mc.DefaultModel != "" {
+		out["default_model"] = mc.DefaultModel
+	}
+	if len(mc.Prices) > 0 {
+		out["prices"] = mc.Prices
+	}
+	providers := map[string]any{}
+	for name, p := range mc.Providers {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return nil, err
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil, err
+		}
+		for k := range m {
+			switch k {
+			case "base_url", "model":
+			case "api_key":
+				m[k] = shownKey(p.APIKey)
+			default:
+				m[k] = "set" // a key this build does not know may be a secret
+			}
+		}
+		providers[name] = m
+	}
+	if len(providers) > 0 {
+		out["providers"] = providers
+	}
+	return out, nil
+}
+
+// checkKey checks a key given to `config set`: a value, or a well-formed
+// secret reference.
+func checkKey(key, val string) error {
+	if secret.IsRef(val) {
+		if _, err := secret.Parse(val); err != nil {
+			return usageErr("%s: %v", key, err)
+		}
+	}
+	return nil
 }
 
 // setSandbox sets one remote backend's setting in the config.
@@ -56,6 +125,11 @@ func setSandbox(mc *model.Config, name, key, val string) error {
 	}
 	if !slices.Contains(remote.SettingKeys, key) {
 		return usageErr("unknown sandbox setting %q (%s)", key, strings.Join(remote.SettingKeys, ", "))
+	}
+	if key == remote.KeyAPIKey {
+		if err := checkKey("sandboxes."+name+"."+key, val); err != nil {
+			return err
+		}
 	}
 	all, err := sandboxSettings(mc)
 	if err != nil {
@@ -105,7 +179,7 @@ func (a *app) configPath() string {
 func (a *app) configCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "config",
-		Short: "Show the configuration (home, store, models; keys never shown)",
+		Short: "Show the configuration (home, store, models; keys never shown, secret references shown)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			mem, err := a.memoryChoice()
@@ -123,7 +197,11 @@ func (a *app) configCmd() *cobra.Command {
 			}
 			shown := shownSandboxes(sbx)
 			if a.jsonOut {
-				return a.printJSON(map[string]any{"home": cfg.Home, "store": store.Redact(cfg.Store), "memory": store.Redact(cfg.Memory), "config_file": a.configPath(), "models": mc, "sandboxes": shown})
+				models, err := shownModels(mc)
+				if err != nil {
+					return err
+				}
+				return a.printJSON(map[string]any{"home": cfg.Home, "store": store.Redact(cfg.Store), "memory": store.Redact(cfg.Memory), "config_file": a.configPath(), "models": models, "sandboxes": shown})
 			}
 			fmt.Fprintf(a.stdout, "home           %s\nstore          %s\nmemory         %s\nconfig file    %s\ndefault model  %s\n", cfg.Home, store.Redact(cfg.Store), store.Redact(cfg.Memory), a.configPath(), orDash(mc.DefaultModel))
 			for name, p := range mc.Providers {
@@ -137,7 +215,7 @@ func (a *app) configCmd() *cobra.Command {
 	}
 	set := &cobra.Command{
 		Use:   "set KEY VALUE",
-		Short: "Set default_model, memory (a memory URL), providers.NAME.{api_key,base_url,model} or sandboxes.NAME.{api_key,api_url,domain,template,image,ca_file} in the home's config file (mode 0600)",
+		Short: "Set default_model, memory (a memory URL), providers.NAME.{api_key,base_url,model} or sandboxes.NAME.{api_key,api_url,domain,template,image,ca_file} in the home's config file (mode 0600); an api_key may be a secret reference (secret://env/NAME, secret://file/PATH), kept as written and resolved when it is used",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
 			path := a.configPath()
@@ -156,6 +234,9 @@ func (a *app) configCmd() *cobra.Command {
 				p := mc.Providers[parts[1]]
 				switch parts[2] {
 				case "api_key":
+					if err := checkKey(key, val); err != nil {
+						return err
+					}
 					p.APIKey = val
 				case "base_url":
 					p.BaseURL = val

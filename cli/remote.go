@@ -41,7 +41,7 @@ func (a *app) ops(ctx context.Context) (clusterOps, error) {
 		if err != nil {
 			return nil, err
 		}
-		return localOps{cl}, nil
+		return auditedOps{localOps{cl}, a}, nil
 	}
 	token := a.serverToken
 	if token == "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/openrath/rath/audit"
 	"github.com/openrath/rath/auth"
 )
 
@@ -72,6 +73,11 @@ store keeps only its hash. With --json, the token's record and its secret.`,
 				return usageErr("%v", err)
 			}
 			if err != nil {
+				return err
+			}
+			if err := a.audit(ctx, audit.Record{Kind: audit.KindToken, Action: "token.create", Resource: "token/" + info.ID,
+				Tenant: info.Tenant, Project: info.Project, Outcome: audit.OutcomeOK,
+				Reason: fmt.Sprintf("%q holding %s", info.Name, strings.Join(info.Grants, ","))}); err != nil {
 				return err
 			}
 			if a.jsonOut {
@@ -141,7 +147,11 @@ func (a *app) tokenRevokeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := tk.Revoke(ctx, args[0]); err != nil {
+			err = tk.Revoke(ctx, args[0])
+			if aerr := a.audit(ctx, auditOutcome(audit.Record{Kind: audit.KindToken, Action: "token.revoke", Resource: "token/" + args[0]}, err)); aerr != nil && err == nil {
+				return aerr
+			}
+			if err != nil {
 				return err
 			}
 			if a.jsonOut {

@@ -67,4 +67,27 @@ func TestTokenCommands(t *testing.T) {
 	if g := rathOK(t, home, "token", "grants"); !strings.Contains(g, "approval.decide") {
 		t.Fatalf("grants:\n%s", g)
 	}
+	// Every change is in the audit log, the failed revoke too; the log
+	// verifies.
+	var recs []struct {
+		Kind, Action, Resource, Outcome, Principal string
+	}
+	if err := json.Unmarshal([]byte(rathOK(t, home, "--json", "audit", "ls", "--kind", "token")), &recs); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		if !strings.HasPrefix(r.Principal, "cli:") {
+			t.Errorf("a token change by %q, want the command line's operator", r.Principal)
+		}
+		got = append(got, r.Action+" "+r.Outcome)
+	}
+	want := []string{"token.revoke failed", "token.revoke ok", "token.create ok", "token.create ok"} // newest first
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Fatalf("audited token changes: %v, want %v", got, want)
+	}
+	if !strings.Contains(recs[1].Resource, first.ID) {
+		t.Fatalf("the revoke names %q, not the token %s", recs[1].Resource, first.ID)
+	}
+	rathOK(t, home, "audit", "verify")
 }

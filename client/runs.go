@@ -47,6 +47,9 @@ type Run struct {
 	// one; Behind is the earlier run on it the run waits for (behind).
 	Session session.ID `json:"session,omitempty"`
 	Behind  session.ID `json:"behind,omitempty"`
+	// Tenant and Project are the scope the run belongs to.
+	Tenant  string `json:"tenant,omitempty"`
+	Project string `json:"project,omitempty"`
 }
 
 // Final reports whether the run is over.

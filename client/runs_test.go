@@ -67,7 +67,7 @@ func (m *memRuns) ListRuns(_ context.Context, q server.RunQuery) ([]server.RunVi
 	return out, nil
 }
 
-func (m *memRuns) Run(_ context.Context, id session.ID) (server.RunView, error) {
+func (m *memRuns) Run(_ context.Context, _ store.Scope, id session.ID) (server.RunView, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, err := m.find(id)
@@ -91,55 +91,55 @@ func (m *memRuns) move(id session.ID, to string, from string) error {
 	return nil
 }
 
-func (m *memRuns) Cancel(_ context.Context, id session.ID, by, reason string) error {
+func (m *memRuns) Cancel(_ context.Context, _ store.Scope, id session.ID, by, reason string) error {
 	return m.move(id, "cancelled", "queued")
 }
-func (m *memRuns) Resume(_ context.Context, id session.ID, by, reason string) error {
+func (m *memRuns) Resume(_ context.Context, _ store.Scope, id session.ID, by, reason string) error {
 	return m.move(id, "queued", "cancelled")
 }
-func (m *memRuns) Review(_ context.Context, id session.ID, req server.ReviewRequest) error {
+func (m *memRuns) Review(_ context.Context, _ store.Scope, id session.ID, req server.ReviewRequest) error {
 	return m.move(id, "queued", "needs_review")
 }
 func (m *memRuns) Approvals(ctx context.Context, q server.RunQuery) ([]server.RunView, error) {
 	q.State = "waiting_approval"
 	return m.ListRuns(ctx, q)
 }
-func (m *memRuns) Decide(_ context.Context, id session.ID, v server.Verdict) error {
+func (m *memRuns) Decide(_ context.Context, _ store.Scope, id session.ID, v server.Verdict) error {
 	m.mu.Lock()
 	m.decided = append(m.decided, v)
 	m.mu.Unlock()
 	return m.move(id, "queued", "waiting_approval")
 }
-func (m *memRuns) Queued(context.Context, string) (int, error) { return 0, nil }
-func (m *memRuns) RunSessions(_ context.Context, id session.ID) ([]session.ID, error) {
+func (m *memRuns) Queued(context.Context, store.Scope) (int, error) { return 0, nil }
+func (m *memRuns) RunSessions(_ context.Context, _ store.Scope, id session.ID) ([]session.ID, error) {
 	return []session.ID{id}, nil
 }
 func (m *memRuns) RunOwner(info store.Info) session.ID { return "" }
-func (m *memRuns) Schedules(context.Context) (any, error) {
+func (m *memRuns) Schedules(context.Context, store.Scope) (any, error) {
 	return []Schedule{{Name: "nightly", Workflow: "echo", Cron: "0 3 * * *"}}, nil
 }
-func (m *memRuns) AddSchedule(_ context.Context, req server.ScheduleRequest) (any, error) {
+func (m *memRuns) AddSchedule(_ context.Context, _ store.Scope, req server.ScheduleRequest) (any, error) {
 	return Schedule{Name: req.Name, Workflow: req.Workflow, Cron: req.Cron, Paused: req.Paused}, nil
 }
-func (m *memRuns) PauseSchedule(_ context.Context, name string, paused bool) (any, error) {
+func (m *memRuns) PauseSchedule(_ context.Context, _ store.Scope, name string, paused bool) (any, error) {
 	return Schedule{Name: name, Paused: paused}, nil
 }
-func (m *memRuns) Deltas(context.Context, session.ID) (<-chan server.RunDelta, error) {
+func (m *memRuns) Deltas(context.Context, store.Scope, session.ID) (<-chan server.RunDelta, error) {
 	return nil, nil
 }
-func (m *memRuns) Webhooks(context.Context) (any, error) {
+func (m *memRuns) Webhooks(context.Context, store.Scope) (any, error) {
 	return []Webhook{{ID: "ses_01M8C3JJ5GZ16XG6TEF6ART55V", URL: "https://example.com/hook"}}, nil
 }
-func (m *memRuns) AddWebhook(_ context.Context, req server.WebhookRequest) (any, error) {
+func (m *memRuns) AddWebhook(_ context.Context, _ store.Scope, req server.WebhookRequest) (any, error) {
 	return Webhook{ID: session.NewID(), URL: req.URL, Events: req.Events, Secret: "s3cret"}, nil
 }
-func (m *memRuns) RemoveWebhook(_ context.Context, id session.ID) error {
+func (m *memRuns) RemoveWebhook(_ context.Context, _ store.Scope, id session.ID) error {
 	return fmt.Errorf("webhook %s: %w", id, store.ErrNotFound)
 }
-func (m *memRuns) Deliveries(_ context.Context, id session.ID, limit int) (any, error) {
+func (m *memRuns) Deliveries(_ context.Context, _ store.Scope, id session.ID, limit int) (any, error) {
 	return []Delivery{{ID: int64(limit), Run: id, Outcome: "delivered", Status: 200}}, nil
 }
-func (m *memRuns) RemoveSchedule(_ context.Context, name string) error {
+func (m *memRuns) RemoveSchedule(_ context.Context, _ store.Scope, name string) error {
 	if name != "nightly" {
 		return fmt.Errorf("schedule %s: %w", name, store.ErrNotFound)
 	}

@@ -244,7 +244,7 @@ func TestAPIContract(t *testing.T) {
 		if status, code := rawCall(t, "POST", capped+"/v1/runs", "application/json", strings.NewReader(mars), auth...); status != 429 || code != "exhausted" {
 			t.Fatalf("past the cap: %d %s", status, code)
 		}
-		if n, err := e.cl.Queued(ctx); err != nil || n != 1 {
+		if n, err := e.cl.Queued(ctx, nil); err != nil || n != 1 {
 			t.Fatalf("queued %d %v: the refused run was made", n, err)
 		}
 

@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 	"github.com/openrath/rath/store/postgres"
 )
 
@@ -121,7 +122,7 @@ func submitPG(ctx context.Context, qu queue, st *postgres.Store, runs []*prepare
 	defer func() { _ = tx.Rollback(ctx) }()
 	params := make([]river.InsertManyParams, len(runs))
 	for i, p := range runs {
-		if err := st.CommitTx(ctx, tx, p.in, ""); err != nil {
+		if err := st.CommitTx(store.WithCreateScope(ctx, p.scope()), tx, p.in, ""); err != nil {
 			return err
 		}
 		params[i] = river.InsertManyParams{Args: runArgs{Run: string(p.run.ID)}, InsertOpts: insertOpts(p.queue)}

@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/openrath/rath"
+	"github.com/openrath/rath/audit"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store/postgres"
 	"github.com/openrath/rath/store/sqlite"
@@ -53,6 +54,9 @@ type Options struct {
 	// WebhookBackoff is the wait before a failed webhook delivery's first
 	// retry (default 5 s), doubling with each attempt up to 10 minutes.
 	WebhookBackoff time.Duration
+	// Audit, if set, records the quota decisions of this process: a run
+	// refused, a run made to wait (quota.go).
+	Audit *audit.Log
 }
 
 func (o Options) withDefaults() Options {
@@ -96,6 +100,10 @@ type Cluster struct {
 	idem   idemLocks    // keyed submissions in progress (idem.go)
 	thread idemLocks    // sessions whose runs are being submitted or released (thread.go)
 	hooks  webhookCache // the webhooks, listed at most once a second (webhook_event.go)
+	// hookScopes are the scopes of the webhooks seen (webhook_scope.go).
+	hookScopes hookScopeCache
+	// quotas are the quotas, read at most once a second (quota.go).
+	quotas quotaCache
 
 	remoteMu sync.Mutex
 	remote   map[session.ID]map[string]string // remote sandboxes created here, per run

@@ -130,7 +130,12 @@ func idemOf(name string, o SubmitOptions) (idem, error) {
 	if tenant == "" {
 		tenant = DefaultTenant
 	}
-	// The key holds no NUL, so the last one splits tenant from key.
+	// The key holds no NUL, so the last one splits the scope from the
+	// key. (The default project adds nothing: keys made before projects
+	// keep their hashes.)
+	if sc := scopeOf(o); sc.Project != store.DefaultScope {
+		tenant += "\x00" + sc.Project
+	}
 	key := sha256.Sum256([]byte(tenant + "\x00" + o.Key))
 	body, err := requestHash(name, o)
 	if err != nil {

@@ -125,7 +125,7 @@ func (j *journal) Opened(ctx context.Context, s *session.Session, sb sandbox.San
 	}
 	js := session.New().Append(session.Note(fmt.Sprintf("workspace journal of sandbox %s of cluster run %s", sb.ID(), j.run))).Append(note)
 	st := j.c.rt.Store
-	if err := st.Commit(ctx, js, ""); err != nil {
+	if err := st.Commit(store.WithCreateScope(ctx, runctx.Scope(ctx)), js, ""); err != nil { // the run's workspace: its scope's
 		return fmt.Errorf("cluster: journal of %s: %w", sb.ID(), err)
 	}
 	if err := st.SetLabels(ctx, js.ID(), map[string]string{LabelKind: "journal", LabelJournalOf: string(j.run), LabelSandbox: sb.ID()}); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
 // record appends c to the run's ledger: the session, beside the run, that
@@ -28,7 +29,7 @@ func (c *Cluster) record(ctx context.Context, run *Run, ch session.Chunk) error 
 		prev = s.Head()
 	}
 	next := s.Append(ch)
-	if err := st.Commit(ctx, next, prev); err != nil {
+	if err := st.Commit(store.WithCreateScope(ctx, run.Scope()), next, prev); err != nil { // the run's owner reads it
 		return fmt.Errorf("cluster: ledger of %s: %w", run.ID, err)
 	}
 	if prev == "" {

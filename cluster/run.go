@@ -98,6 +98,10 @@ type Run struct {
 	// one; Behind is the earlier run on it the run waits for (behind).
 	Session session.ID `json:"session,omitempty"`
 	Behind  session.ID `json:"behind,omitempty"`
+	// Tenant and Project are the scope the run belongs to (absent on runs
+	// submitted before scopes: the default scope's).
+	Tenant  string `json:"tenant,omitempty"`
+	Project string `json:"project,omitempty"`
 
 	// remote are the remote sandboxes recorded on the run (id -> backend),
 	// from its labels.

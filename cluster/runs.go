@@ -33,6 +33,8 @@ type RunFilter struct {
 	Since, Until time.Time
 	// Limit caps the runs (0: all).
 	Limit int
+	// Scope, if set, keeps the runs of one tenant (and project).
+	Scope *store.Scope
 }
 
 // ErrBadFilter: a run filter asks for something runs are not listed by.
@@ -43,7 +45,7 @@ var ErrBadFilter = errors.New("cluster: bad run filter")
 // cancel was asked for and has not ended is cancelling. It reads the runs'
 // records only, not their sessions.
 func (c *Cluster) ListRuns(ctx context.Context, f RunFilter) ([]RunItem, error) {
-	sf := store.Filter{Labels: map[string]string{LabelKind: "run"}, Since: f.Since, Until: f.Until, Limit: f.Limit}
+	sf := store.Filter{Labels: map[string]string{LabelKind: "run"}, Since: f.Since, Until: f.Until, Limit: f.Limit, Scope: f.Scope}
 	switch {
 	case f.State == StateCancelling:
 		return nil, fmt.Errorf("%w: cancelling is not a stored state (a cancel is asked of a run in another state); list running runs instead", ErrBadFilter)
@@ -239,10 +241,10 @@ func asks(chunks []session.Chunk) []string {
 
 // Queued counts the runs waiting to be worked: queued, unroutable until a
 // worker admits them, or behind an earlier run on their session. (A count each, not a read of the records.)
-func (c *Cluster) Queued(ctx context.Context) (int, error) {
+func (c *Cluster) Queued(ctx context.Context, sc *store.Scope) (int, error) {
 	n := 0
 	for _, st := range []State{StateQueued, StateUnroutable, StateBehind} {
-		k, err := c.rt.Store.Count(ctx, store.Filter{Labels: map[string]string{LabelKind: "run", LabelState: string(st)}})
+		k, err := c.rt.Store.Count(ctx, store.Filter{Labels: map[string]string{LabelKind: "run", LabelState: string(st)}, Scope: sc})
 		if err != nil {
 			return 0, err
 		}

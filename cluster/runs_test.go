@@ -34,7 +34,7 @@ func TestListRunsAndApprovals(t *testing.T) {
 				t.Fatalf("run %+v", r)
 			}
 		}
-		if n, err := e.cl.Queued(ctx); err != nil || n != 3 {
+		if n, err := e.cl.Queued(ctx, nil); err != nil || n != 3 {
 			t.Fatalf("queued %d %v, want 3", n, err)
 		}
 		two, err := e.cl.ListRuns(ctx, cluster.RunFilter{Limit: 2, Until: all[0].Created.Add(time.Microsecond)})
@@ -77,7 +77,7 @@ func TestListRunsAndApprovals(t *testing.T) {
 				t.Fatalf("the tool approval asks %q", a.Asks)
 			}
 		}
-		if n, err := e.cl.Queued(ctx); err != nil || n != 0 {
+		if n, err := e.cl.Queued(ctx, nil); err != nil || n != 0 {
 			t.Fatalf("queued %d %v, want 0", n, err)
 		}
 		ws, err := e.cl.Workers(ctx)

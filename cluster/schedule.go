@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/openrath/rath"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -75,6 +76,9 @@ type Schedule struct {
 	// Tenant owns the runs ("": DefaultTenant): each run is submitted
 	// under the idempotency key "schedule:NAME:TICK" of this tenant.
 	Tenant string `json:"tenant,omitempty"`
+	// Project is the project of the tenant the runs belong to ("": the
+	// default project).
+	Project string `json:"project,omitempty"`
 	// Paused: it fires nothing until resumed. Ticks that pass while it is
 	// paused are skipped, not caught up.
 	Paused bool `json:"paused"`
@@ -130,7 +134,9 @@ func (s *Schedule) check(now time.Time) error {
 }
 
 // AddSchedule stores a new schedule: s's Name, Workflow, Cron, Input,
-// Needs, Tenant and Paused (the rest is the cluster's). Its first tick is
+// Needs, Tenant, Project and Paused (the rest is the cluster's). A
+// schedule without a tenant or project is ctx's scope's (runctx.Scope);
+// PauseSchedule and RemoveSchedule find a name in ctx's scope. Its first tick is
 // the first after now. A name in use is an error wrapping
 // ErrScheduleExists; an invalid schedule, ErrBadSchedule.
 func (c *Cluster) AddSchedule(ctx context.Context, s Schedule) (*Schedule, error) {
@@ -140,14 +146,22 @@ func (c *Cluster) AddSchedule(ctx context.Context, s Schedule) (*Schedule, error
 		return nil, err
 	}
 	s.Needs = maps.Clone(s.Needs)
+	// A schedule is its scope's — s's, else ctx's (runctx.Scope): its runs
+	// are, and its name is unique among its scope's schedules only.
+	sc := runctx.Scope(ctx)
+	if s.Tenant != "" || s.Project != "" {
+		sc = store.ScopeOf(store.Scope{Tenant: s.Tenant, Project: s.Project}.Labels())
+	}
+	s.Tenant, s.Project = sc.Tenant, sc.Project
+	key := scheduleKey(sc, s.Name)
 	// Of processes adding one name at once, one looks it up and adds it at
 	// a time.
-	unlock, err := c.lockIdem(ctx, scheduleLock(s.Name))
+	unlock, err := c.lockIdem(ctx, scheduleLock(key))
 	if err != nil {
 		return nil, fmt.Errorf("cluster: add schedule %s: %w", s.Name, err)
 	}
 	defer unlock()
-	infos, err := c.scheduleInfos(ctx, s.Name)
+	infos, err := c.scheduleInfos(runctx.WithScope(ctx, sc), s.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +170,7 @@ func (c *Cluster) AddSchedule(ctx context.Context, s Schedule) (*Schedule, error
 	}
 	st := c.rt.Store
 	ses := session.New().Append(session.Note(fmt.Sprintf("schedule %s: workflow %s on %q", s.Name, s.Workflow, s.Cron)))
-	if err := st.Commit(ctx, ses, ""); err != nil {
+	if err := st.Commit(store.WithCreateScope(ctx, store.SystemScope), ses, ""); err != nil {
 		return nil, fmt.Errorf("cluster: add schedule %s: %w", s.Name, err)
 	}
 	s.ID, s.Created = ses.ID(), now
@@ -299,11 +313,22 @@ func (c *Cluster) takeSchedule(ctx context.Context, id session.ID) (context.Cont
 	return fctx, s, nil
 }
 
-// scheduleInfos lists the schedules' sessions (name's only, if given).
+// scheduleKey is LabelSchedule's value for schedule name of scope sc:
+// the name in the default scope (as before scopes), else
+// "tenant/project/name" ('/' is in neither).
+func scheduleKey(sc store.Scope, name string) string {
+	if sc.Tenant == store.DefaultScope && sc.Project == store.DefaultScope {
+		return name
+	}
+	return sc.Tenant + "/" + sc.Project + "/" + name
+}
+
+// scheduleInfos lists the schedules' sessions (only that of name in ctx's
+// scope, runctx.Scope, if given).
 func (c *Cluster) scheduleInfos(ctx context.Context, name string) ([]store.Info, error) {
 	f := store.Filter{Labels: map[string]string{LabelKind: kindSchedule}, Status: []store.Status{store.StatusOpen, store.StatusActive}}
 	if name != "" {
-		f.Labels[LabelSchedule] = name
+		f.Labels[LabelSchedule] = scheduleKey(runctx.Scope(ctx), name)
 	}
 	infos, err := c.rt.Store.List(ctx, f)
 	if err != nil {
@@ -323,6 +348,9 @@ func scheduleOf(info store.Info) (*Schedule, error) {
 	if err := json.Unmarshal([]byte(info.Labels[LabelScheduleRecord]), &s); err != nil {
 		return nil, fmt.Errorf("cluster: schedule %s: its record is malformed: %w", name, err)
 	}
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:] // another scope's key
+	}
 	s.ID, s.Name = info.ID, name
 	return &s, nil
 }
@@ -335,7 +363,8 @@ func (s *Schedule) labels() (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: schedule %s: %w", s.Name, err)
 	}
-	return map[string]string{LabelSchedule: s.Name, LabelScheduleRecord: string(b)}, nil
+	sc := store.ScopeOf(store.Scope{Tenant: s.Tenant, Project: s.Project}.Labels())
+	return map[string]string{LabelSchedule: scheduleKey(sc, s.Name), LabelScheduleRecord: string(b)}, nil
 }
 
 // save writes the schedule's record (under ctx's fence, if any).

@@ -171,7 +171,7 @@ func tickKey(name string, tick time.Time) string {
 // s's tenant, labelled with the schedule and the tick: fresh says this
 // call made it (not an earlier one).
 func (c *Cluster) startTick(ctx context.Context, s *Schedule, tick time.Time) (session.ID, bool, error) {
-	o := SubmitOptions{Input: s.Input, Needs: s.Needs, Key: tickKey(s.Name, tick), Tenant: s.Tenant}
+	o := SubmitOptions{Input: s.Input, Needs: s.Needs, Key: tickKey(s.Name, tick), Tenant: s.Tenant, Project: s.Project}
 	id, replayed, err := c.submitKeyedWith(ctx, s.Workflow, o,
 		LabelSchedule, s.Name, LabelScheduleTick, tick.UTC().Format(time.RFC3339))
 	if err != nil {

@@ -113,6 +113,14 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 		// an earlier run.
 		return nil
 	}
+	quota, wait, started, err := w.c.quotaWait(fctx, run)
+	if err != nil {
+		return w.lost(err)
+	}
+	defer started()
+	if wait > 0 {
+		return river.JobSnooze(wait) // over its scope's quota: it waits, queued
+	}
 	moved := ""
 	if run.Host != "" && run.Host != w.c.host {
 		if moved, err = w.move(ctx, fctx, run); moved == "" {
@@ -148,7 +156,9 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 		}
 	}
 	run.Job = jobID
-	if err := run.move(fctx, st, StateRunning); err != nil {
+	err = run.move(fctx, st, StateRunning)
+	started()
+	if err != nil {
 		return w.lost(err)
 	}
 	w.c.runEvent(ctx, run)
@@ -158,6 +168,8 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	sctx = runctx.WithSlice(runctx.WithRecordedVerdicts(runctx.WithReview(sctx)), g.more)
 	sctx = flow.WithOutputLabels(sctx, map[string]string{rath.WorkflowLabel: run.Workflow})
 	sctx = runctx.WithWorkspaceJournal(sctx, w.c.newJournal(id))
+	// The run's policies, quotas and memory are its scope's.
+	sctx = runctx.WithScope(sctx, store.Scope{Tenant: run.Tenant, Project: run.Project})
 	sctx, endDeltas := w.c.withDeltas(sctx, id)
 	defer endDeltas()
 	bctx := sctx
@@ -172,6 +184,16 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	rst := st // what the run commits through: observed, if the worker has metrics
 	if w.metrics != nil {
 		rst = w.metrics.Observe(st)
+	}
+	if quota.TokensPerDay > 0 || quota.CostPerDay > 0 {
+		// Its scope's model use is counted, for its daily quotas.
+		key := usageLabel(run.Scope(), began)
+		rst = meter(rst, began, func(u session.Usage) { w.usage.add(key, u) })
+		defer func() {
+			if err := st.SetLabels(context.WithoutCancel(ctx), w.info.Session, w.usage.labels(key)); err != nil {
+				w.c.log.Warn("usage: record", "worker", w.info.ID, "err", err)
+			}
+		}()
 	}
 	if run.Slices == 1 {
 		// Nothing ran yet (a slice that ran saved its count first): run

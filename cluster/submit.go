@@ -8,6 +8,7 @@ import (
 
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
 // SubmitOptions describe a run to submit.
@@ -19,8 +20,11 @@ type SubmitOptions struct {
 	Needs map[string]string
 	// Key is the client's idempotency key ("": none): see SubmitKeyed.
 	Key string
-	// Tenant is the tenant the key belongs to ("": DefaultTenant).
-	Tenant string
+	// Tenant and Project are the scope the run belongs to ("":
+	// DefaultTenant, store.DefaultScope): its sessions are born in it, its
+	// idempotency key is among its scope's, it counts toward its scope's
+	// quotas.
+	Tenant, Project string
 	// Session, if set, is a stored session the run continues: its input
 	// is a fork of it carrying what the session's earlier runs added, and
 	// it waits behind any of them still going (see thread.go).
@@ -138,11 +142,24 @@ type prepared struct {
 	also   []string // the labels beside the record's (key, value, ...)
 }
 
+// scope is the scope the run's sessions are born in.
+func (p *prepared) scope() store.Scope {
+	return store.Scope{Tenant: p.run.Tenant, Project: p.run.Project}
+}
+
+// scopeOf is the scope a submission names, with defaults.
+func scopeOf(o SubmitOptions) store.Scope {
+	return store.ScopeOf(store.Scope{Tenant: o.Tenant, Project: o.Project}.Labels())
+}
+
 // prepare builds a run's input, routes it, and makes its record, and the
 // labels that hold it with any others given (key, value, ...).
 func (c *Cluster) prepare(ctx context.Context, name string, o SubmitOptions, also ...string) (*prepared, error) {
 	w, err := rath.LookupWorkflow(name)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.admit(ctx, scopeOf(o), name); err != nil {
 		return nil, err
 	}
 	bctx := ctx
@@ -157,6 +174,9 @@ func (c *Cluster) prepare(ctx context.Context, name string, o SubmitOptions, als
 		return nil, fmt.Errorf("cluster: build %s: %w", name, err)
 	}
 	if o.Session != "" {
+		if info, err := c.rt.Store.Info(ctx, o.Session); err == nil && !scopeOf(o).Covers(store.ScopeOf(info.Labels)) {
+			return nil, fmt.Errorf("cluster: session %s: %w", o.Session, store.ErrNotFound)
+		}
 		if in, err = c.forkSession(ctx, o.Session, in); err != nil {
 			return nil, err
 		}
@@ -170,11 +190,13 @@ func (c *Cluster) prepare(ctx context.Context, name string, o SubmitOptions, als
 	if o.Session == "" {
 		in = in.Append(r.chunk("cluster.route"))
 	}
-	run := &Run{ID: in.ID(), Workflow: name, Needs: o.Needs, Input: o.Input, Session: o.Session, Pool: r.Queue, Why: r.Reason, State: StateQueued, Since: time.Now().UTC()}
+	sc := scopeOf(o)
+	run := &Run{ID: in.ID(), Workflow: name, Needs: o.Needs, Input: o.Input, Session: o.Session, Pool: r.Queue, Why: r.Reason, State: StateQueued, Since: time.Now().UTC(),
+		Tenant: sc.Tenant, Project: sc.Project}
 	if r.Queue == "" {
 		run.State = StateUnroutable
 	}
-	also = append([]string{LabelKind, "run", rath.WorkflowLabel, name}, also...)
+	also = append([]string{LabelKind, "run", rath.WorkflowLabel, name, store.LabelTenant, sc.Tenant, store.LabelProject, sc.Project}, also...)
 	labels, err := run.labels(also...)
 	if err != nil {
 		return nil, err
@@ -185,7 +207,7 @@ func (c *Cluster) prepare(ctx context.Context, name string, o SubmitOptions, als
 // submitOne commits a prepared run, its record, and (if it was routed)
 // its job, one after another.
 func (c *Cluster) submitOne(ctx context.Context, p *prepared) (session.ID, error) {
-	if err := c.rt.Store.Commit(ctx, p.in, ""); err != nil {
+	if err := c.rt.Store.Commit(store.WithCreateScope(ctx, p.scope()), p.in, ""); err != nil {
 		return "", fmt.Errorf("cluster: submit %s: %w", p.run.Workflow, err)
 	}
 	if err := c.rt.Store.SetLabels(ctx, p.run.ID, p.labels); err != nil {

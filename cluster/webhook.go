@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/openrath/rath/secret"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -22,13 +24,21 @@ import (
 // session of the store (LabelKind "webhook") whose labels hold its record
 // (LabelWebhookRecord) and its secret (LabelWebhookSecret, kept to sign
 // deliveries; never listed). Removing it wipes both and closes the session.
+//
+// A webhook added with a secret reference (WebhookOptions.Secret,
+// "secret://env/HOOK_KEY": package secret) keeps only the reference in the
+// store, in both labels; the worker delivering resolves it for each
+// delivery (reported to the secret resolvers' observers, the audit log,
+// as for "webhook ID"), and a delivery whose reference does not resolve
+// fails, naming it, and is retried as any failed delivery.
 
 // Labels of a webhook's session.
 const (
 	// LabelWebhookRecord holds a webhook's record as JSON (without its
 	// secret); empty once it is removed.
 	LabelWebhookRecord = "rath.cluster.webhook.record"
-	// LabelWebhookSecret holds the secret its deliveries are signed with.
+	// LabelWebhookSecret holds the secret its deliveries are signed with,
+	// or the secret reference to it.
 	LabelWebhookSecret = "rath.cluster.webhook.secret"
 )
 
@@ -56,8 +66,25 @@ type Webhook struct {
 	Events  []string  `json:"events,omitempty"`
 	Created time.Time `json:"created"`
 	// Secret signs the deliveries (HMAC-SHA256, see SignWebhook): 32
-	// random bytes in hex, returned once by AddWebhook.
+	// random bytes in hex, returned once by AddWebhook. Empty for a
+	// webhook whose secret is a reference (SecretRef).
 	Secret string `json:"-"`
+	// SecretRef is the secret reference the deliveries' secret is
+	// resolved from, if it was added with one (a reference is not a
+	// secret: it is listed).
+	SecretRef string `json:"secret_ref,omitempty"`
+}
+
+// WebhookOptions adjust AddWebhookWith.
+type WebhookOptions struct {
+	// Secret, if set, is a secret reference ("secret://env/NAME",
+	// "secret://file/PATH", or a registered resolver's) to the key the
+	// deliveries are signed with: the store keeps the reference, never a
+	// value, and the workers resolve it at each delivery (so each worker
+	// needs what it names: the variable, the file). A value is refused:
+	// the store would keep it. Empty: a random secret, kept in the store
+	// and returned once.
+	Secret string
 }
 
 // wants reports whether the webhook delivers state s.
@@ -98,25 +125,48 @@ func joinStates(ss []State) string {
 // time the secret is returned. An invalid url or event is an error
 // wrapping ErrBadWebhook.
 func (c *Cluster) AddWebhook(ctx context.Context, rawURL string, events []string) (*Webhook, error) {
+	return c.AddWebhookWith(ctx, rawURL, events, WebhookOptions{})
+}
+
+// AddWebhookWith is AddWebhook with options: with o.Secret, a secret
+// reference, the store keeps the reference and the webhook returned has
+// SecretRef set and no Secret. A secret that is not a well-formed
+// reference is an error wrapping ErrBadWebhook (it is not resolved here:
+// the workers, which deliver, resolve it).
+func (c *Cluster) AddWebhookWith(ctx context.Context, rawURL string, events []string, o WebhookOptions) (*Webhook, error) {
 	events = slices.Compact(slices.Sorted(slices.Values(events)))
 	if err := checkWebhook(rawURL, events); err != nil {
 		return nil, err
 	}
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
-		return nil, fmt.Errorf("cluster: add webhook: %w", err)
+	var key, ref string
+	if o.Secret != "" {
+		if !secret.IsRef(o.Secret) {
+			return nil, fmt.Errorf("%w: its secret is given as a secret reference (secret://env/NAME, secret://file/PATH), never as a value, which the store would keep", ErrBadWebhook)
+		}
+		r, err := secret.Parse(o.Secret)
+		if err != nil {
+			return nil, fmt.Errorf("%w: its secret: %w", ErrBadWebhook, err)
+		}
+		ref = r.String()
+	} else {
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			return nil, fmt.Errorf("cluster: add webhook: %w", err)
+		}
+		key = hex.EncodeToString(b)
 	}
 	st := c.rt.Store
 	ses := session.New().Append(session.Note("webhook for " + rawURL))
-	if err := st.Commit(ctx, ses, ""); err != nil {
+	if err := st.Commit(store.WithCreateScope(ctx, store.SystemScope), ses, ""); err != nil {
 		return nil, fmt.Errorf("cluster: add webhook: %w", err)
 	}
-	h := &Webhook{ID: ses.ID(), URL: rawURL, Events: events, Created: time.Now().UTC(), Secret: hex.EncodeToString(secret)}
+	h := &Webhook{ID: ses.ID(), URL: rawURL, Events: events, Created: time.Now().UTC(), Secret: key, SecretRef: ref}
 	rec, err := json.Marshal(h)
 	if err != nil {
 		return nil, err
 	}
-	labels := map[string]string{LabelKind: kindWebhook, LabelWebhookRecord: string(rec), LabelWebhookSecret: h.Secret}
+	labels := map[string]string{LabelKind: kindWebhook, LabelWebhookRecord: string(rec), LabelWebhookSecret: key + ref}
+	maps.Copy(labels, ownerLabels(ctx))
 	if err := st.SetLabels(ctx, h.ID, labels); err != nil {
 		return nil, fmt.Errorf("cluster: add webhook: %w", err)
 	}
@@ -165,9 +215,25 @@ func (c *Cluster) webhooks(ctx context.Context) ([]Webhook, error) {
 	return out, nil
 }
 
-// webhook reads the webhook id with its secret; a removed or unknown one
-// is an error wrapping ErrNoWebhook.
+// webhook reads the webhook id with its secret — resolved, if it is a
+// reference, at this moment of use (a delivery); a removed or unknown one
+// is an error wrapping ErrNoWebhook, an unresolvable reference one naming
+// it and wrapping the secret package's sentinel.
 func (c *Cluster) webhook(ctx context.Context, id session.ID) (*Webhook, error) {
+	h, err := c.webhookRecord(ctx, id)
+	if err != nil || h.SecretRef == "" {
+		return h, err
+	}
+	v, err := secret.ResolveString(secret.WithPurpose(ctx, "webhook "+string(id)), h.SecretRef)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: webhook %s: its signing secret: %w", id, err)
+	}
+	h.Secret = v.Reveal()
+	return h, nil
+}
+
+// webhookRecord reads the webhook id, its secret unresolved.
+func (c *Cluster) webhookRecord(ctx context.Context, id session.ID) (*Webhook, error) {
 	info, err := c.rt.Store.Info(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %s", ErrNoWebhook, id)
@@ -190,6 +256,9 @@ func webhookOf(info store.Info) (*Webhook, error) {
 		return nil, fmt.Errorf("cluster: webhook %s: its record is malformed: %w", info.ID, err)
 	}
 	h.ID, h.Secret = info.ID, info.Labels[LabelWebhookSecret]
+	if secret.IsRef(h.Secret) {
+		h.SecretRef, h.Secret = h.Secret, ""
+	}
 	return &h, nil
 }
 
@@ -197,7 +266,7 @@ func webhookOf(info store.Info) (*Webhook, error) {
 // wiped and its session closed (its deliveries still list). An unknown or
 // removed id is an error wrapping ErrNoWebhook.
 func (c *Cluster) RemoveWebhook(ctx context.Context, id session.ID) error {
-	if _, err := c.webhook(ctx, id); err != nil {
+	if _, err := c.webhookRecord(ctx, id); err != nil {
 		return err
 	}
 	st := c.rt.Store

@@ -89,7 +89,7 @@ func (c *Cluster) runEvent(ctx context.Context, run *Run) {
 	var params []river.InsertManyParams
 	var rec json.RawMessage
 	for _, h := range hs {
-		if !h.wants(run.State) {
+		if !h.wants(run.State) || !c.hears(ctx, &h, run) {
 			continue
 		}
 		if rec == nil {

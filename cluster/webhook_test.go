@@ -255,3 +255,54 @@ func deliveries(t *testing.T, e *env, id session.ID) []cluster.Delivery {
 	}
 	return ds
 }
+
+// A webhook added with a secret reference: the store keeps the
+// reference, never the value; the worker resolves it and signs with the
+// value; a value or a malformed reference is refused.
+func TestWebhookSecretReference(t *testing.T) {
+	const key = "rath-secret-WEBHOOK-e81b07"
+	t.Setenv("RATH_TEST_WEBHOOK_KEY", key) // the workers inherit it
+	backends(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		for _, bad := range []string{key, "secret:env/X", "secret://env/"} {
+			if _, err := e.cl.AddWebhookWith(ctx, "http://example.com/x", nil, cluster.WebhookOptions{Secret: bad}); !errors.Is(err, cluster.ErrBadWebhook) || strings.Contains(err.Error(), key) {
+				t.Fatalf("secret %q: %v, want ErrBadWebhook", bad, err)
+			}
+		}
+		ok := newReceiver(t, func(int) int { return http.StatusOK })
+		h, err := e.cl.AddWebhookWith(ctx, ok.srv.URL+"/ref", []string{"done"}, cluster.WebhookOptions{Secret: "secret://env/RATH_TEST_WEBHOOK_KEY"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Secret != "" || h.SecretRef != "secret://env/RATH_TEST_WEBHOOK_KEY" {
+			t.Fatalf("added %+v", h)
+		}
+		info, err := e.rt.Store.Info(ctx, h.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range info.Labels {
+			if strings.Contains(v, key) {
+				t.Fatalf("label %s holds the value: %s", k, v)
+			}
+		}
+		if info.Labels[cluster.LabelWebhookSecret] != h.SecretRef {
+			t.Fatalf("secret label %q", info.Labels[cluster.LabelWebhookSecret])
+		}
+		hs, err := e.cl.Webhooks(ctx)
+		if err != nil || len(hs) != 1 || hs[0].SecretRef != h.SecretRef || hs[0].Secret != "" {
+			t.Fatalf("webhooks: %+v, %v", hs, err)
+		}
+
+		e.worker("a", "--webhook-backoff", "100ms")
+		id := e.submit(`{"steps":1,"latency_ms":1,"idempotent":true}`)
+		e.waitState(id, cluster.StateDone, 60*time.Second)
+		e.waitFor("the done delivery", 30*time.Second, func() bool { return len(ok.delivered()) == 1 })
+		if ev := event(t, key, ok.delivered()[0]); ev.Run.ID != id || ev.Run.State != cluster.StateDone {
+			t.Errorf("delivery: %+v", ev.Run)
+		}
+		if err := e.cl.RemoveWebhook(ctx, h.ID); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -46,6 +46,9 @@ type Worker struct {
 	info WorkerInfo
 	// metrics observe what runs commit, or nil.
 	metrics *StepMetrics
+	// usage sums the model use of the runs it worked, per scope and day
+	// (usage.go).
+	usage usageBook
 
 	mu        sync.Mutex
 	held      map[session.ID]*hold
@@ -177,7 +180,7 @@ func (w *Worker) register(ctx context.Context) error {
 	st := w.c.rt.Store
 	s := session.New().Append(session.Note(fmt.Sprintf("worker %s on %s (pid %d): pool %s, offers %s, serves %v",
 		w.info.ID, w.info.Host, w.info.PID, w.info.Pool, canon(w.info.Offers), w.info.Serves)))
-	if err := st.Commit(ctx, s, ""); err != nil {
+	if err := st.Commit(store.WithCreateScope(ctx, store.SystemScope), s, ""); err != nil {
 		return fmt.Errorf("cluster: register worker %s: %w", w.info.ID, err)
 	}
 	w.info.Session = s.ID()

@@ -64,7 +64,7 @@ type Backend interface {
 }
 
 // Over makes a Memory of a backend.
-func Over(b Backend) Memory { return &recorded{b: b} }
+func Over(b Backend) Memory { return &recorded{b: scopedBackend{b}} }
 
 type recorded struct{ b Backend }
 

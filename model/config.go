@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/openrath/rath/secret"
 )
 
 // Config is the model section of rath's config file
@@ -20,8 +23,11 @@ import (
 //	}
 //
 // Keys this build does not know are kept through LoadConfig and Save. The
-// file holds API keys, so it is written with mode 0600 and refused when
-// others can read it.
+// file may hold API keys, so it is written with mode 0600 and refused when
+// others can read it. An api_key may instead be a secret reference
+// ("secret://env/NAME", "secret://file/PATH", or a registered resolver's:
+// package secret), which the file keeps as written and Open resolves when
+// it builds the client.
 type Config struct {
 	DefaultModel string                    `json:"default_model,omitempty"`
 	Providers    map[string]ProviderConfig `json:"providers,omitempty"`
@@ -32,6 +38,9 @@ type Config struct {
 
 // ProviderConfig is how to reach one provider.
 type ProviderConfig struct {
+	// APIKey is the key, or a secret reference to it (secret.IsRef),
+	// which Open and OpenEmbedder resolve (WithSecrets) before the
+	// provider's factory sees it.
 	APIKey  string `json:"api_key,omitempty"`
 	BaseURL string `json:"base_url,omitempty"`
 	Model   string `json:"model,omitempty"`
@@ -39,21 +48,61 @@ type ProviderConfig struct {
 	extra map[string]json.RawMessage
 }
 
-// String never shows the key.
+// String never shows the key: "set", "unset", or the secret reference
+// it is given as (a reference is not a secret).
 func (p ProviderConfig) String() string {
-	key := "unset"
-	if p.APIKey != "" {
-		key = "set"
+	return fmt.Sprintf("{base_url: %q, model: %q, api_key: %s}", p.BaseURL, p.Model, p.keyShown())
+}
+
+// keyShown is the api_key as shown: unset, set, or its reference.
+func (p ProviderConfig) keyShown() string {
+	switch {
+	case p.APIKey == "":
+		return "unset"
+	case secret.IsRef(p.APIKey):
+		if ref, err := secret.Parse(p.APIKey); err == nil {
+			return ref.String()
+		}
+		return "(a malformed secret reference)"
 	}
-	return fmt.Sprintf("{base_url: %q, model: %q, api_key: %s}", p.BaseURL, p.Model, key)
+	return "set"
 }
 
 // GoString never shows the key either (%#v).
 func (p ProviderConfig) GoString() string { return "model.ProviderConfig" + p.String() }
 
-// LogValue keeps the key out of slog output.
+// LogValue keeps the key out of slog output (a reference is shown as
+// api_key_ref).
 func (p ProviderConfig) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("base_url", p.BaseURL), slog.String("model", p.Model), slog.Bool("api_key_set", p.APIKey != ""))
+	attrs := []slog.Attr{slog.String("base_url", p.BaseURL), slog.String("model", p.Model), slog.Bool("api_key_set", p.APIKey != "")}
+	if secret.IsRef(p.APIKey) {
+		attrs = append(attrs, slog.String("api_key_ref", p.keyShown()))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// WithSecrets returns p with its APIKey resolved if it is a secret
+// reference (with rs; secret.Default() if nil), at the moment of use: Open
+// and OpenEmbedder call it just before the provider's factory, so the
+// value lives only in the client built from it, and is handed to that
+// client's Options.Secrets to be scrubbed from its errors. The
+// resolution is reported to rs's observers (the audit log) with the
+// purpose "model PROVIDER". A key given as a value is returned as it is.
+// Errors name the reference, never a value, and wrap the secret
+// package's sentinels (secret.ErrNotFound, ...).
+func (p ProviderConfig) WithSecrets(ctx context.Context, provider string, rs *secret.Resolvers) (ProviderConfig, error) {
+	if !secret.IsRef(p.APIKey) {
+		return p, nil
+	}
+	if rs == nil {
+		rs = secret.Default()
+	}
+	v, err := rs.ResolveString(secret.WithPurpose(ctx, "model "+provider), p.APIKey)
+	if err != nil {
+		return p, fmt.Errorf("model: the %s API key: %w", provider, err)
+	}
+	p.APIKey = v.Reveal()
+	return p, nil
 }
 
 // MarshalJSON writes the known fields and the unknown ones kept from load.

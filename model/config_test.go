@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/openrath/rath/secret"
 )
 
 const testKey = "sk-config-SECRET-9876"
@@ -141,5 +145,106 @@ func TestConfigSections(t *testing.T) {
 	var got map[string]map[string]string
 	if err := json.Unmarshal(again.Section("sandboxes"), &got); err != nil || again.DefaultModel != "a:b" || got["cube"]["api_url"] != "u" || len(got) != 1 {
 		t.Fatalf("after save: %+v %s %v", again, again.Section("sandboxes"), err)
+	}
+}
+
+// An api_key given as a secret reference stays a reference in the file,
+// in every printed form and in logs; Open resolves it just before the
+// provider's factory, tells the observers (never the value), and scrubs
+// the value from the factory's errors.
+func TestAPIKeyReference(t *testing.T) {
+	const value = "sk-ref-RESOLVED-4242"
+	const ref = "secret://env/RATH_MODEL_TEST_KEY"
+	t.Setenv("RATH_MODEL_TEST_KEY", value)
+	path := filepath.Join(t.TempDir(), "config.json")
+	c := &Config{Providers: map[string]ProviderConfig{"fakereg": {APIKey: ref, Model: "m"}}}
+	if err := c.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.Contains(string(b), ref) {
+		t.Fatalf("saved %s", b)
+	}
+	c, err := LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := c.Providers["fakereg"]
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("config", "provider", pc)
+	for _, s := range []string{pc.String(), fmt.Sprintf("%#v", pc), buf.String()} {
+		if !strings.Contains(s, ref) {
+			t.Errorf("the reference is not shown: %s", s)
+		}
+	}
+	if got := (ProviderConfig{APIKey: "secret:oops"}).String(); !strings.Contains(got, "malformed") || strings.Contains(got, "oops") {
+		t.Errorf("malformed reference shown as %s", got)
+	}
+
+	var mu sync.Mutex
+	var seen []string
+	remove := secret.Observe(func(ctx context.Context, r secret.Ref, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, fmt.Sprintf("%s %s %v", secret.Purpose(ctx), r, err))
+	})
+	defer remove()
+	ctx := context.Background()
+	drain()
+	if _, err := Open(ctx, "fakereg", OpenOptions{Config: c, Getenv: func(string) string { return "" }}); err != nil {
+		t.Fatal(err)
+	}
+	if got := drain(); got.APIKey != value {
+		t.Fatalf("the factory got key %q", got.APIKey)
+	}
+	// The environment's key may be a reference too; it wins over the file.
+	t.Setenv("RATH_MODEL_TEST_KEY2", value+"-2")
+	env := func(k string) string {
+		return map[string]string{"FAKEREG_API_KEY": "secret://env/RATH_MODEL_TEST_KEY2"}[k]
+	}
+	if _, err := OpenEmbedder(ctx, "fakereg:e", OpenOptions{Config: c, Getenv: env}); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-openedEmbed; got.APIKey != value+"-2" {
+		t.Fatalf("the embedder's factory got key %q", got.APIKey)
+	}
+	if _, err := Open(ctx, "fakereg", OpenOptions{Config: c, Getenv: env}); err != nil {
+		t.Fatal(err)
+	}
+	if got := drain(); got.APIKey != value+"-2" {
+		t.Fatalf("the factory got key %q", got.APIKey)
+	}
+	// The factory's error quoting the key is scrubbed.
+	failing := &Config{Providers: map[string]ProviderConfig{"fakereg": {APIKey: ref, Model: "m", BaseURL: "http://fail"}}}
+	_, err = Open(ctx, "fakereg", OpenOptions{Config: failing, Getenv: func(string) string { return "" }})
+	if err == nil || strings.Contains(err.Error(), value) || !strings.Contains(err.Error(), "[redacted]") {
+		t.Fatalf("err = %v", err)
+	}
+	// An unresolvable reference is an error naming it.
+	missing := &Config{Providers: map[string]ProviderConfig{"fakereg": {APIKey: "secret://env/RATH_MODEL_TEST_UNSET", Model: "m"}}}
+	_, err = Open(ctx, "fakereg", OpenOptions{Config: missing, Getenv: func(string) string { return "" }})
+	if !errors.Is(err, secret.ErrNotFound) || !strings.Contains(err.Error(), "secret://env/RATH_MODEL_TEST_UNSET") {
+		t.Fatalf("err = %v", err)
+	}
+	bad := &Config{Providers: map[string]ProviderConfig{"fakereg": {APIKey: "secret://env/", Model: "m"}}}
+	if _, err = Open(ctx, "fakereg", OpenOptions{Config: bad, Getenv: func(string) string { return "" }}); !errors.Is(err, secret.ErrBadRef) {
+		t.Fatalf("err = %v", err)
+	}
+	// A key given as a value is used as it is, and resolves nothing.
+	if got, err := (ProviderConfig{APIKey: testKey}).WithSecrets(ctx, "x", nil); err != nil || got.APIKey != testKey {
+		t.Fatalf("literal: %v", err)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{
+		"model fakereg " + ref + " <nil>",
+		"model fakereg secret://env/RATH_MODEL_TEST_KEY2 <nil>",
+		"model fakereg secret://env/RATH_MODEL_TEST_KEY2 <nil>",
+		"model fakereg " + ref + " <nil>",
+		"model fakereg secret://env/RATH_MODEL_TEST_UNSET secret://env/RATH_MODEL_TEST_UNSET: secret: not found: the environment variable RATH_MODEL_TEST_UNSET is not set",
+	}
+	if strings.Join(seen, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("observed:\n%s", strings.Join(seen, "\n"))
 	}
 }

@@ -285,6 +285,9 @@ func OpenEmbedder(ctx context.Context, name string, o OpenOptions) (Embedder, er
 	}
 	pc := Resolve(provider, o.Explicit, getenv, files...)
 	pc.Model = modelName
+	if pc, err = pc.WithSecrets(ctx, provider, nil); err != nil {
+		return nil, err
+	}
 	p, err := f(ctx, pc)
 	if err != nil {
 		return nil, redactError(fmt.Errorf("open embedder %s:%s: %w", provider, pc.Model, err), pc.APIKey)

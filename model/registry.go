@@ -87,6 +87,9 @@ func Open(ctx context.Context, name string, o OpenOptions) (Model, error) {
 		return nil, fmt.Errorf("%w: no model given for provider %s (name it as %s:<model>, or set %s_MODEL)",
 			ErrUnknownModel, provider, provider, strings.ToUpper(provider))
 	}
+	if pc, err = pc.WithSecrets(ctx, provider, nil); err != nil {
+		return nil, err
+	}
 	p, err := f(ctx, pc)
 	if err != nil {
 		return nil, redactError(fmt.Errorf("open %s:%s: %w", provider, pc.Model, err), pc.APIKey)

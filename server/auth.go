@@ -1,8 +1,6 @@
 package server
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,25 +11,12 @@ import (
 // no token (DNS rebinding).
 func (s *Server) guardHost(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.token == "" && !loopbackHost(r.Host) {
+		if s.hostGuarded() && !loopbackHost(r.Host) {
 			http.Error(w, fmt.Sprintf("Host %q is not a loopback name; this server answers only local requests.", r.Host), http.StatusForbidden)
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
-}
-
-// authorized reports whether r carries the server's bearer token. The
-// comparison takes the same time whatever the header holds: both sides are
-// hashed to a fixed length first, so not even the token's length leaks.
-func (s *Server) authorized(r *http.Request) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
-		return false
-	}
-	a := sha256.Sum256([]byte(strings.TrimSpace(got)))
-	b := sha256.Sum256([]byte(s.token))
-	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
 }
 
 // loopbackAddr reports whether a listen address ("host:port") binds only
@@ -64,3 +49,14 @@ func loopbackName(host string) bool {
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
 }
+
+// credentialed reports whether the server authenticates requests (see
+// Server.credentials): it may listen on a public address.
+func (s *Server) credentialed() bool { return s.credentials }
+
+// hostGuarded reports whether the server answers only requests that name
+// it by a loopback Host: one on loopback without a token of its own, whose
+// requests may act as the implicit local principal (a page of another
+// site, its name rebound to 127.0.0.1, sends its own Host). A server with
+// its own token, or on a public address, is guarded by credentials.
+func (s *Server) hostGuarded() bool { return s.local && s.token == "" }

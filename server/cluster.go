@@ -166,8 +166,8 @@ func (s *Server) handleReady(w http.ResponseWriter, r *http.Request) {
 		if errors.Is(err, context.DeadlineExceeded) {
 			why += " within " + readyTimeout.String()
 		}
-		if s.token == "" || s.authorized(r) {
-			why += ": " + err.Error()
+		if p, aerr := s.authenticate(r); aerr == nil && p.Allows("cluster.read") {
+			why += ": " + err.Error() // the store's words are for operators
 		}
 		writeJSON(w, http.StatusServiceUnavailable, healthBody{Status: "unready", Why: why})
 		return

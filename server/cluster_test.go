@@ -112,7 +112,7 @@ func (f *fakeCluster) run(id session.ID) (*fakeRun, error) {
 	return nil, fmt.Errorf("%w: run %s", store.ErrNotFound, id)
 }
 
-func (f *fakeCluster) Decide(_ context.Context, id session.ID, v Verdict) error {
+func (f *fakeCluster) Decide(_ context.Context, _ store.Scope, id session.ID, v Verdict) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.run(id)
@@ -127,7 +127,7 @@ func (f *fakeCluster) Decide(_ context.Context, id session.ID, v Verdict) error 
 	return nil
 }
 
-func (f *fakeCluster) Run(_ context.Context, id session.ID) (RunView, error) {
+func (f *fakeCluster) Run(_ context.Context, _ store.Scope, id session.ID) (RunView, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.run(id)

@@ -56,11 +56,11 @@ func (s *Server) compare(ctx context.Context, aID, bID session.ID, limit int) (c
 // loadInfo reads a session and its metadata, the metadata describing the
 // chain that was loaded (the session may grow between the two reads).
 func (s *Server) loadInfo(ctx context.Context, id session.ID) (*session.Session, store.Info, error) {
-	ses, err := s.st.Load(ctx, id)
+	ses, err := s.storeOf(ctx).Load(ctx, id)
 	if err != nil {
 		return nil, store.Info{}, err
 	}
-	info, err := s.st.Info(ctx, id)
+	info, err := s.storeOf(ctx).Info(ctx, id)
 	if err != nil {
 		return nil, store.Info{}, err
 	}

@@ -38,7 +38,7 @@ func (s *Server) serveGraph(w http.ResponseWriter, r *http.Request, id session.I
 		failed(http.StatusBadRequest, errFormat{fmt.Sprintf("unknown graph format %q (want json, dot, mermaid or svg)", format)})
 		return
 	}
-	g, err := export.LoadGraph(r.Context(), s.st, id)
+	g, err := export.LoadGraph(r.Context(), s.storeOf(r.Context()), id)
 	if err != nil {
 		failed(0, err)
 		return
@@ -79,7 +79,7 @@ func (s *Server) serveExport(w http.ResponseWriter, r *http.Request, id session.
 		failed(http.StatusBadRequest, errFormat{fmt.Sprintf("unknown export format %q (want jsonl or openrath)", format)})
 		return
 	}
-	ses, err := s.st.Load(r.Context(), id)
+	ses, err := s.storeOf(r.Context()).Load(r.Context(), id)
 	if err != nil {
 		failed(0, err)
 		return

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/openrath/rath/audit"
+	"github.com/openrath/rath/auth"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -92,11 +94,25 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // without one, a loopback Host, as the viewer.
 func (s *Server) guardMetrics(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.token != "" && !s.authorized(r) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="rath"`)
-			v1Errorf(w, r, http.StatusUnauthorized, "This server needs the header \"Authorization: Bearer <token>\" with its token to be scraped.")
+		if s.hostGuarded() && !loopbackHost(r.Host) {
+			v1Errorf(w, r, http.StatusForbidden, "Host %q is not a loopback name; this server answers only local requests.", r.Host)
 			return
 		}
-		s.guardHost(h).ServeHTTP(w, r)
+		p, err := s.authenticate(r)
+		if err != nil {
+			s.audit(r, audit.Record{Kind: audit.KindAuthentication, Resource: r.Method + " " + r.URL.Path, Outcome: audit.OutcomeDenied, Reason: err.Error()})
+			w.Header().Set("WWW-Authenticate", `Bearer realm="rath"`)
+			v1Errorf(w, r, http.StatusUnauthorized, "Scraping this server needs the header \"Authorization: Bearer <token>\" with a token that holds metrics.read.")
+			return
+		}
+		if err := auth.Require(p, "metrics.read"); err != nil {
+			// A scrape allowed is not audited (one every few seconds); a
+			// scrape refused is.
+			s.audit(r, audit.Record{Kind: audit.KindGrant, Principal: principalName(p), Tenant: p.Tenant, Project: p.Project,
+				Action: "metrics.read", Resource: r.Method + " " + r.URL.Path, Outcome: audit.OutcomeDenied, Reason: err.Error()})
+			v1Errorf(w, r, http.StatusForbidden, "%s", sentence(err.Error()))
+			return
+		}
+		h.ServeHTTP(w, r)
 	})
 }

@@ -23,11 +23,11 @@ type mergeRequest struct {
 // commits the result. Sessions placed on incompatible sandboxes are
 // session.ErrIncompatible.
 func (s *Server) merge(ctx context.Context, aID, bID session.ID) (*session.Session, error) {
-	a, err := s.st.Load(ctx, aID)
+	a, err := s.storeOf(ctx).Load(ctx, aID)
 	if err != nil {
 		return nil, err
 	}
-	b, err := s.st.Load(ctx, bID)
+	b, err := s.storeOf(ctx).Load(ctx, bID)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func (s *Server) merge(ctx context.Context, aID, bID session.ID) (*session.Sessi
 	if err != nil {
 		return nil, err
 	}
-	if err := s.st.Commit(ctx, merged, ""); err != nil {
+	if err := s.storeOf(ctx).Commit(ctx, merged, ""); err != nil {
 		return nil, fmt.Errorf("commit the merge of %s and %s: %w", aID, bID, err)
 	}
 	return merged, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/openrath/rath/audit"
 	"github.com/openrath/rath/auth"
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
 // Every /v1 request acts for a principal (auth.Principal): the one its
@@ -134,4 +135,42 @@ func clip(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "")
+}
+
+// Every /v1 request reads and writes the store through a view confined to
+// its principal's tenant and project (store.Scoped): another scope's
+// sessions are not found, a session it creates is born in its scope.
+
+type viewKey struct{}
+
+// scopeOf is the scope principal p acts in.
+func scopeOf(p auth.Principal) store.Scope {
+	return store.Scope{Tenant: p.Tenant, Project: p.Project}
+}
+
+// withView returns ctx carrying the store view of principal p.
+func (s *Server) withView(ctx context.Context, p auth.Principal) context.Context {
+	return context.WithValue(ctx, viewKey{}, store.Scoped(s.st, scopeOf(p)))
+}
+
+// storeOf is the store as the principal of ctx sees it. A context without
+// one (no request passed guardV1) sees nothing.
+func (s *Server) storeOf(ctx context.Context) store.Store {
+	if v, ok := ctx.Value(viewKey{}).(store.Store); ok {
+		return v
+	}
+	return store.Scoped(s.st, store.Scope{Tenant: noScope})
+}
+
+// noScope is a tenant no session is in (auth.CheckScope refuses it).
+const noScope = "\x00none"
+
+// scopeIn is the scope the principal of ctx acts in (a scope nothing is
+// in when ctx has none).
+func scopeIn(ctx context.Context) store.Scope {
+	p, ok := ctx.Value(principalKey{}).(auth.Principal)
+	if !ok {
+		return store.Scope{Tenant: noScope}
+	}
+	return scopeOf(p)
 }

@@ -16,55 +16,60 @@ import (
 // ErrInvalid (400), ErrKeyReused (409) or ErrUnsupported (501); any other
 // is the server's fault (500).
 type Runs interface {
-	// Submit starts a run, or — when req.Key names a run submitted with
-	// the same key and body — gives that run back (replayed).
+	// Every call is confined to a scope (a tenant and project): the runs,
+	// approvals, schedules and webhooks of another scope are not found
+	// (store.ErrNotFound) and are left out of lists.
+
+	// Submit starts a run in req's scope, or — when req.Key names a run
+	// submitted with the same key and body in that scope — gives that run
+	// back (replayed).
 	Submit(ctx context.Context, req RunRequest) (v RunView, replayed bool, err error)
 	// ListRuns lists the runs q selects, newest first by creation time.
 	ListRuns(ctx context.Context, q RunQuery) ([]RunView, error)
 	// Run is one run.
-	Run(ctx context.Context, id session.ID) (RunView, error)
+	Run(ctx context.Context, sc store.Scope, id session.ID) (RunView, error)
 	// Cancel asks for a run to stop.
-	Cancel(ctx context.Context, id session.ID, by, reason string) error
+	Cancel(ctx context.Context, sc store.Scope, id session.ID, by, reason string) error
 	// Resume takes a failed or cancelled run back to work from its
 	// committed steps.
-	Resume(ctx context.Context, id session.ID, by, reason string) error
+	Resume(ctx context.Context, sc store.Scope, id session.ID, by, reason string) error
 	// Review settles the calls a run in needs_review waits on.
-	Review(ctx context.Context, id session.ID, req ReviewRequest) error
+	Review(ctx context.Context, sc store.Scope, id session.ID, req ReviewRequest) error
 	// Approvals lists the runs waiting for a verdict, as ListRuns does.
 	Approvals(ctx context.Context, q RunQuery) ([]RunView, error)
 	// Decide records a verdict on the approval a run waits for.
-	Decide(ctx context.Context, id session.ID, v Verdict) error
-	// Queued counts the runs of a tenant waiting to be worked (queued or
-	// unroutable).
-	Queued(ctx context.Context, tenant string) (int, error)
+	Decide(ctx context.Context, sc store.Scope, id session.ID, v Verdict) error
+	// Queued counts the runs of a scope waiting to be worked (queued,
+	// unroutable or behind another).
+	Queued(ctx context.Context, sc store.Scope) (int, error)
 	// Workers and Queues are the cluster's workers and pools, as JSON
-	// arrays.
+	// arrays: the cluster's own state, for operators (cluster.read).
 	Workers(ctx context.Context) (any, error)
 	Queues(ctx context.Context) (any, error)
 	// RunSessions are the sessions whose chunks run id's event stream
 	// carries, oldest first: its input, its ledger and every session it
 	// wrote.
-	RunSessions(ctx context.Context, id session.ID) ([]session.ID, error)
+	RunSessions(ctx context.Context, sc store.Scope, id session.ID) ([]session.ID, error)
 	// RunOwner is the run a stored session belongs to ("" if none).
 	RunOwner(info store.Info) session.ID
 	// Schedules lists the schedules, by name (a JSON array).
-	Schedules(ctx context.Context) (any, error)
+	Schedules(ctx context.Context, sc store.Scope) (any, error)
 	// AddSchedule adds one; PauseSchedule pauses or resumes one;
 	// RemoveSchedule removes one. Each returns the schedule as it is now.
-	AddSchedule(ctx context.Context, req ScheduleRequest) (any, error)
-	PauseSchedule(ctx context.Context, name string, paused bool) (any, error)
-	RemoveSchedule(ctx context.Context, name string) error
+	AddSchedule(ctx context.Context, sc store.Scope, req ScheduleRequest) (any, error)
+	PauseSchedule(ctx context.Context, sc store.Scope, name string, paused bool) (any, error)
+	RemoveSchedule(ctx context.Context, sc store.Scope, name string) error
 	// Webhooks lists the webhooks (no secrets); AddWebhook subscribes a
-	// URL to run events and returns the webhook with its secret, the only
-	// time it is shown; RemoveWebhook unsubscribes one; Deliveries lists
-	// one's deliveries, newest first, with their outcomes.
-	Webhooks(ctx context.Context) (any, error)
-	AddWebhook(ctx context.Context, req WebhookRequest) (any, error)
-	RemoveWebhook(ctx context.Context, id session.ID) error
-	Deliveries(ctx context.Context, id session.ID, limit int) (any, error)
+	// URL to the run events of its scope and returns the webhook with its
+	// secret, the only time it is shown; RemoveWebhook unsubscribes one;
+	// Deliveries lists one's deliveries, newest first, with their outcomes.
+	Webhooks(ctx context.Context, sc store.Scope) (any, error)
+	AddWebhook(ctx context.Context, sc store.Scope, req WebhookRequest) (any, error)
+	RemoveWebhook(ctx context.Context, sc store.Scope, id session.ID) error
+	Deliveries(ctx context.Context, sc store.Scope, id session.ID, limit int) (any, error)
 	// Deltas delivers the text run id's models stream, as it comes, until
 	// ctx ends (nil: none to deliver). A slow reader loses deltas.
-	Deltas(ctx context.Context, id session.ID) (<-chan RunDelta, error)
+	Deltas(ctx context.Context, sc store.Scope, id session.ID) (<-chan RunDelta, error)
 }
 
 // RunDelta is a piece of the text a run's model streams: a run stream's
@@ -102,6 +107,9 @@ var (
 	ErrKeyReused = errors.New("idempotency key reused with another request")
 	// ErrUnsupported: the cluster cannot do this yet.
 	ErrUnsupported = errors.New("not supported")
+	// ErrExhausted: a quota of the principal's scope is reached (429,
+	// reason "quota").
+	ErrExhausted = errors.New("quota exhausted")
 )
 
 // RunRequest is the body of POST /v1/runs.
@@ -114,10 +122,10 @@ type RunRequest struct {
 	Needs map[string]string `json:"needs,omitempty"`
 	// Session, if set, is a session the run continues.
 	Session session.ID `json:"session,omitempty"`
-	// Key is the request's Idempotency-Key header ("": none); Tenant is
-	// whose runs it is among.
-	Key    string `json:"-"`
-	Tenant string `json:"-"`
+	// Key is the request's Idempotency-Key header ("": none); Scope is
+	// the principal's, whose runs it is among.
+	Key   string      `json:"-"`
+	Scope store.Scope `json:"-"`
 }
 
 // RunQuery selects runs to list.
@@ -128,6 +136,8 @@ type RunQuery struct {
 	Since, Until time.Time
 	// Limit caps the runs.
 	Limit int
+	// Scope is the principal's: only its runs are listed.
+	Scope store.Scope
 }
 
 // RunView is one run (or pending approval) as the API shows it.

@@ -36,13 +36,18 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 // accepting connections, ends event streams, and waits for requests in
 // flight (for at most the grace period, then it closes their connections).
 // It returns nil after a clean shutdown. Serve refuses (and closes) a
-// listener that is not loopback-only when the server has no token.
+// listener that is not loopback-only when the server cannot authenticate
+// requests (no token of its own, no store tokens, no identity provider).
+// On a listener that is not loopback-only, no request acts as the implicit
+// local principal.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
-	if s.token == "" {
-		if loop, err := loopbackAddr(l.Addr().String()); err != nil || !loop {
+	loop, err := loopbackAddr(l.Addr().String())
+	if err != nil || !loop {
+		if !s.credentialed() {
 			l.Close()
 			return fmt.Errorf("%w (listener on %s)", ErrNoToken, l.Addr())
 		}
+		s.local = false
 	}
 	stop := make(chan struct{})
 	base, cancelBase := context.WithCancel(context.WithValue(context.Background(), stopKey{}, stop))
@@ -65,7 +70,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), s.grace)
 	defer cancel()
-	err := hs.Shutdown(sctx)
+	err = hs.Shutdown(sctx)
 	if err != nil {
 		// Requests outlived the grace period: cancel them and cut their
 		// connections.

@@ -18,8 +18,9 @@ import (
 const DefaultAddr = "127.0.0.1:7474"
 
 // ErrNoToken is returned by New (and Serve) for a non-loopback address
-// without a token.
-var ErrNoToken = errors.New("server: a non-loopback address needs a token")
+// without a way to authenticate requests: the server's token, the store's
+// tokens or an identity provider.
+var ErrNoToken = errors.New("server: a non-loopback address needs a token (the server's own, the store's, or an identity provider's)")
 
 // Options configure New.
 type Options struct {
@@ -112,7 +113,11 @@ type Server struct {
 	// local: the server listens on loopback only (the implicit local
 	// principal needs it: a Host header is the client's to choose).
 	local bool
-	h     http.Handler
+	// credentials: the server can authenticate a request (its token, the
+	// store's tokens, an identity provider): it may listen on a public
+	// address, where every request needs a credential.
+	credentials bool
+	h           http.Handler
 }
 
 // New returns a server for st. It refuses a non-loopback Addr without a
@@ -129,7 +134,7 @@ func New(st store.Store, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !loop && o.Token == "" {
+	if !loop && o.Token == "" && o.Tokens == nil && len(o.Authenticators) == 0 {
 		return nil, fmt.Errorf("%w (address %s)", ErrNoToken, addr)
 	}
 	s := &Server{
@@ -137,6 +142,7 @@ func New(st store.Store, o Options) (*Server, error) {
 		cluster: o.Cluster, riverUI: o.RiverUI, clusterCoalesce: clusterCoalesce, clusterPoll: clusterPoll,
 		maxBody: o.MaxBody, maxSubscribers: o.MaxSubscribers, runs: o.Runs, maxQueued: o.MaxQueuedRuns,
 		auth: authenticators(o), tokens: o.Tokens, auditLog: o.Audit, local: loop,
+		credentials: o.Token != "" || o.Tokens != nil || len(o.Authenticators) > 0,
 	}
 	if s.maxQueued <= 0 {
 		s.maxQueued = DefaultMaxQueuedRuns
@@ -188,7 +194,15 @@ func (s *Server) river() http.Handler {
 			http.Error(w, "River's UI is served only by a server without a token (on a loopback address): its page cannot carry this server's token.", http.StatusNotFound)
 		})
 	}
-	return s.riverUI
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Its page carries no credential: it is served only where a
+		// request without one acts as the implicit local principal.
+		if _, err := s.authenticate(r); err != nil || r.Header.Get("Authorization") != "" {
+			http.Error(w, "River's UI is served only on loopback while the store holds no token (its page cannot carry one).", http.StatusNotFound)
+			return
+		}
+		s.riverUI.ServeHTTP(w, r)
+	})
 }
 
 // route registers h for method and path, and a JSON 405 for the path's

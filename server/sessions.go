@@ -26,7 +26,7 @@ func (s *Server) loadView(ctx context.Context, id session.ID) (sessionView, erro
 	if err != nil {
 		return sessionView{}, err
 	}
-	children, err := s.st.Children(ctx, id)
+	children, err := s.storeOf(ctx).Children(ctx, id)
 	if err != nil {
 		return sessionView{}, err
 	}

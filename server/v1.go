@@ -94,7 +94,7 @@ func (s *Server) v1() http.Handler {
 // bounds every body (Options.MaxBody).
 func (s *Server) guardV1(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := auth.BearerToken(r.Header.Get("Authorization")); !ok && s.token == "" && !loopbackHost(r.Host) {
+		if _, ok := auth.BearerToken(r.Header.Get("Authorization")); !ok && s.hostGuarded() && !loopbackHost(r.Host) {
 			v1Errorf(w, r, http.StatusForbidden, "Host %q is not a loopback name; this server answers only local requests.", r.Host)
 			return
 		}
@@ -109,7 +109,7 @@ func (s *Server) guardV1(h http.Handler) http.Handler {
 			v1Errorf(w, r, http.StatusUnauthorized, "%s", sentence(err.Error()))
 			return
 		}
-		r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
+		r = r.WithContext(s.withView(context.WithValue(r.Context(), principalKey{}, p), p))
 		if r.Method == http.MethodPost {
 			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 			if err != nil || (mt != "application/json" && mt != "application/x-ndjson") {

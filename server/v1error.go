@@ -84,6 +84,8 @@ func v1Fail(w http.ResponseWriter, r *http.Request, err error) {
 		reason = "no_graphviz"
 	case errors.Is(err, ErrKeyReused):
 		reason = "idempotency_key_reused"
+	case errors.Is(err, ErrExhausted):
+		reason = "quota"
 	}
 	writeV1Error(w, r, status, reason, sentence(err.Error()))
 }
@@ -93,6 +95,9 @@ func v1Fail(w http.ResponseWriter, r *http.Request, err error) {
 func v1StatusOf(err error) int {
 	if errors.Is(err, ErrUnsupported) {
 		return http.StatusNotImplemented
+	}
+	if errors.Is(err, ErrExhausted) {
+		return http.StatusTooManyRequests
 	}
 	if errors.Is(err, store.ErrConflict) || errors.Is(err, session.ErrIncompatible) || errors.Is(err, ErrKeyReused) {
 		return http.StatusConflict

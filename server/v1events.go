@@ -40,7 +40,7 @@ func (s *Server) v1SessionEvents(w http.ResponseWriter, r *http.Request) {
 		v1Fail(w, r, err)
 		return
 	}
-	info, err := s.st.Info(ctx, id)
+	info, err := s.storeOf(ctx).Info(ctx, id) // another scope's is not found
 	if err != nil {
 		v1Fail(w, r, err)
 		return

@@ -35,10 +35,10 @@ func (s *Server) v1Sessions(w http.ResponseWriter, r *http.Request) {
 	}
 	fetch := func(until time.Time, limit int) ([]store.Info, error) {
 		f.Until, f.Limit = until, limit
-		return s.st.List(r.Context(), f)
+		return s.storeOf(r.Context()).List(r.Context(), f)
 	}
 	if needle := searchNeedle(q.Get("q")); needle != "" {
-		fetch = searchFetch(r.Context(), s.st, f, needle)
+		fetch = searchFetch(r.Context(), s.storeOf(r.Context()), f, needle)
 	}
 	items, next, err := keysetPage(q, "sessions", f.Until, fetch, func(in store.Info) time.Time { return in.Created })
 	if err != nil {

@@ -58,12 +58,12 @@ func (s *Server) v1RunEvents(w http.ResponseWriter, r *http.Request) {
 		v1Fail(w, r, err)
 		return
 	}
-	view, err := s.runs.Run(ctx, id)
+	view, err := s.runs.Run(ctx, scopeIn(ctx), id)
 	if err != nil {
 		v1Fail(w, r, err)
 		return
 	}
-	deltas, err := s.runs.Deltas(ctx, id)
+	deltas, err := s.runs.Deltas(ctx, scopeIn(ctx), id)
 	if err != nil {
 		v1Fail(w, r, err)
 		return
@@ -249,7 +249,7 @@ func (rs *runStream) handle(ctx context.Context, ev store.Event) error {
 func (rs *runStream) refresh(ctx context.Context, view RunView) error {
 	if view.ID == "" {
 		var err error
-		if view, err = rs.s.runs.Run(ctx, rs.run); err != nil {
+		if view, err = rs.s.runs.Run(ctx, scopeIn(ctx), rs.run); err != nil {
 			return err
 		}
 	}
@@ -260,7 +260,7 @@ func (rs *runStream) refresh(ctx context.Context, view RunView) error {
 			return err
 		}
 	}
-	ids, err := rs.s.runs.RunSessions(ctx, rs.run)
+	ids, err := rs.s.runs.RunSessions(ctx, scopeIn(ctx), rs.run)
 	if err != nil {
 		return err
 	}

@@ -8,23 +8,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openrath/rath/auth"
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
 // controlTimeout bounds a run's submission or control (cancel, resume,
 // review, verdict). It runs detached from the request: a client that goes
 // away does not cut one in half.
 const controlTimeout = 30 * time.Second
-
-// tenantOf is whose runs a principal's are: its tenant (the default
-// one for a principal that names none).
-func tenantOf(p auth.Principal) string {
-	if p.Tenant == "" {
-		return auth.DefaultScope
-	}
-	return p.Tenant
-}
 
 // v1RunPage is the body of GET /v1/runs and GET /v1/approvals.
 type v1RunPage struct {
@@ -77,7 +68,7 @@ func (s *Server) runPage(w http.ResponseWriter, r *http.Request, name string, li
 		return
 	}
 	fetch := func(until time.Time, limit int) ([]RunView, error) {
-		rq.Until, rq.Limit = until, limit
+		rq.Until, rq.Limit, rq.Scope = until, limit, scopeIn(r.Context())
 		return list(r.Context(), rq)
 	}
 	items, next, err := keysetPage(q, name, rq.Until, fetch, func(v RunView) time.Time { return v.Created })
@@ -116,7 +107,7 @@ func (s *Server) v1Run(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v, err := s.runs.Run(r.Context(), id)
+	v, err := s.runs.Run(r.Context(), scopeIn(r.Context()), id)
 	if err != nil {
 		v1Fail(w, r, err)
 		return
@@ -128,7 +119,7 @@ func (s *Server) v1Run(w http.ResponseWriter, r *http.Request) {
 // (alive or taken for dead, and why), then the latest that ended.
 func (s *Server) v1Workers(w http.ResponseWriter, r *http.Request) {
 	if s.needRuns(w, r) {
-		s.items(w, r, s.runs.Workers)
+		s.items(w, r, clusterWide(s.runs.Workers))
 	}
 }
 
@@ -136,17 +127,23 @@ func (s *Server) v1Workers(w http.ResponseWriter, r *http.Request) {
 // offer and serve and how many runs it has queued and running.
 func (s *Server) v1Queues(w http.ResponseWriter, r *http.Request) {
 	if s.needRuns(w, r) {
-		s.items(w, r, s.runs.Queues)
+		s.items(w, r, clusterWide(s.runs.Queues))
 	}
 }
 
-func (s *Server) items(w http.ResponseWriter, r *http.Request, get func(context.Context) (any, error)) {
-	items, err := get(r.Context())
+func (s *Server) items(w http.ResponseWriter, r *http.Request, get func(context.Context, store.Scope) (any, error)) {
+	items, err := get(r.Context(), scopeIn(r.Context()))
 	if err != nil {
 		v1Fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, v1Items{Items: items})
+}
+
+// clusterWide is a cluster-wide list as items takes it: the cluster's own
+// state, the same in every scope.
+func clusterWide(get func(context.Context) (any, error)) func(context.Context, store.Scope) (any, error) {
+	return func(ctx context.Context, _ store.Scope) (any, error) { return get(ctx) }
 }
 
 // detached is the context a submission or control runs under: the
@@ -171,7 +168,7 @@ func checkBy(by string, required bool) (string, error) {
 
 // sendRun answers a control of run id with the run as it is now.
 func (s *Server) sendRun(ctx context.Context, w http.ResponseWriter, r *http.Request, status int, id session.ID) {
-	v, err := s.runs.Run(ctx, id)
+	v, err := s.runs.Run(ctx, scopeIn(ctx), id)
 	if err != nil {
 		v1Fail(w, r, err)
 		return

@@ -101,7 +101,7 @@ func (f *v1FakeRuns) ListRuns(_ context.Context, q RunQuery) ([]RunView, error) 
 	return out, nil
 }
 
-func (f *v1FakeRuns) Run(_ context.Context, id session.ID) (RunView, error) {
+func (f *v1FakeRuns) Run(_ context.Context, _ store.Scope, id session.ID) (RunView, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	r, err := f.find(id)
@@ -129,15 +129,15 @@ func (f *v1FakeRuns) act(what string, id session.ID, by string, to string, from 
 	return fmt.Errorf("%w: run %s is %s", store.ErrConflict, id, r.State)
 }
 
-func (f *v1FakeRuns) Cancel(_ context.Context, id session.ID, by, reason string) error {
+func (f *v1FakeRuns) Cancel(_ context.Context, _ store.Scope, id session.ID, by, reason string) error {
 	return f.act("cancel", id, by, "cancelled", "queued", "running")
 }
 
-func (f *v1FakeRuns) Resume(_ context.Context, id session.ID, by, reason string) error {
+func (f *v1FakeRuns) Resume(_ context.Context, _ store.Scope, id session.ID, by, reason string) error {
 	return f.act("resume", id, by, "queued", "failed", "cancelled")
 }
 
-func (f *v1FakeRuns) Review(_ context.Context, id session.ID, req ReviewRequest) error {
+func (f *v1FakeRuns) Review(_ context.Context, _ store.Scope, id session.ID, req ReviewRequest) error {
 	return f.act("review "+req.Verdict, id, req.By, "queued", "needs_review")
 }
 
@@ -146,11 +146,11 @@ func (f *v1FakeRuns) Approvals(ctx context.Context, q RunQuery) ([]RunView, erro
 	return f.ListRuns(ctx, q)
 }
 
-func (f *v1FakeRuns) Decide(_ context.Context, id session.ID, v Verdict) error {
+func (f *v1FakeRuns) Decide(_ context.Context, _ store.Scope, id session.ID, v Verdict) error {
 	return f.act("decide "+v.Verdict+" "+string(v.Head), id, v.By, "queued", "waiting_approval")
 }
 
-func (f *v1FakeRuns) Queued(context.Context, string) (int, error) {
+func (f *v1FakeRuns) Queued(context.Context, store.Scope) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.queued, nil
@@ -164,7 +164,7 @@ func (f *v1FakeRuns) Queues(context.Context) (any, error) {
 	return []map[string]any{{"queue": "q1", "queued": 2}}, nil
 }
 
-func (f *v1FakeRuns) RunSessions(ctx context.Context, id session.ID) ([]session.ID, error) {
+func (f *v1FakeRuns) RunSessions(ctx context.Context, _ store.Scope, id session.ID) ([]session.ID, error) {
 	ids := []session.ID{id}
 	if f.st == nil {
 		return ids, nil
@@ -188,7 +188,7 @@ func (f *v1FakeRuns) RunOwner(info store.Info) session.ID {
 	return session.ID(info.Labels["rath.run"])
 }
 
-func (f *v1FakeRuns) Schedules(context.Context) (any, error) {
+func (f *v1FakeRuns) Schedules(context.Context, store.Scope) (any, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := []ScheduleRequest{}
@@ -198,7 +198,7 @@ func (f *v1FakeRuns) Schedules(context.Context) (any, error) {
 	return out, nil
 }
 
-func (f *v1FakeRuns) AddSchedule(_ context.Context, req ScheduleRequest) (any, error) {
+func (f *v1FakeRuns) AddSchedule(_ context.Context, _ store.Scope, req ScheduleRequest) (any, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if req.Cron == "" {
@@ -214,7 +214,7 @@ func (f *v1FakeRuns) AddSchedule(_ context.Context, req ScheduleRequest) (any, e
 	return req, nil
 }
 
-func (f *v1FakeRuns) PauseSchedule(_ context.Context, name string, paused bool) (any, error) {
+func (f *v1FakeRuns) PauseSchedule(_ context.Context, _ store.Scope, name string, paused bool) (any, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	sc := f.schedules[name]
@@ -225,7 +225,7 @@ func (f *v1FakeRuns) PauseSchedule(_ context.Context, name string, paused bool) 
 	return *sc, nil
 }
 
-func (f *v1FakeRuns) RemoveSchedule(_ context.Context, name string) error {
+func (f *v1FakeRuns) RemoveSchedule(_ context.Context, _ store.Scope, name string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.schedules[name] == nil {
@@ -235,7 +235,7 @@ func (f *v1FakeRuns) RemoveSchedule(_ context.Context, name string) error {
 	return nil
 }
 
-func (f *v1FakeRuns) Webhooks(context.Context) (any, error) {
+func (f *v1FakeRuns) Webhooks(context.Context, store.Scope) (any, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	out := []map[string]any{}
@@ -245,7 +245,7 @@ func (f *v1FakeRuns) Webhooks(context.Context) (any, error) {
 	return out, nil
 }
 
-func (f *v1FakeRuns) AddWebhook(_ context.Context, req WebhookRequest) (any, error) {
+func (f *v1FakeRuns) AddWebhook(_ context.Context, _ store.Scope, req WebhookRequest) (any, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !strings.HasPrefix(req.URL, "http") {
@@ -259,7 +259,7 @@ func (f *v1FakeRuns) AddWebhook(_ context.Context, req WebhookRequest) (any, err
 	return map[string]any{"id": id, "url": req.URL, "secret": "s3cret"}, nil
 }
 
-func (f *v1FakeRuns) RemoveWebhook(_ context.Context, id session.ID) error {
+func (f *v1FakeRuns) RemoveWebhook(_ context.Context, _ store.Scope, id session.ID) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.hooks[id]; !ok {
@@ -269,11 +269,11 @@ func (f *v1FakeRuns) RemoveWebhook(_ context.Context, id session.ID) error {
 	return nil
 }
 
-func (f *v1FakeRuns) Deliveries(_ context.Context, id session.ID, limit int) (any, error) {
+func (f *v1FakeRuns) Deliveries(_ context.Context, _ store.Scope, id session.ID, limit int) (any, error) {
 	return []map[string]any{{"id": 1, "outcome": "delivered", "limit": limit}}, nil
 }
 
-func (f *v1FakeRuns) Deltas(context.Context, session.ID) (<-chan RunDelta, error) {
+func (f *v1FakeRuns) Deltas(context.Context, store.Scope, session.ID) (<-chan RunDelta, error) {
 	return f.deltas, nil
 }
 
@@ -381,7 +381,8 @@ func TestV1RunErrors(t *testing.T) {
 		call(t, "POST", ts.URL+"/v1/runs", b.body, b.header...).wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
 	}
 	call(t, "POST", ts.URL+"/v1/runs", `{"workflow": "echo", "input": "`+strings.Repeat("x", 300)+`"}`).wantV1Error(t, http.StatusRequestEntityTooLarge, CodeInvalidArgument)
-	call(t, "POST", ts.URL+"/v1/runs", `{"workflow": "echo", "session": "`+string(session.NewID())+`"}`).wantV1Error(t, http.StatusNotImplemented, CodeUnavailable)
+	// A run on a session the principal cannot see (here: none) is not found.
+	call(t, "POST", ts.URL+"/v1/runs", `{"workflow": "echo", "session": "`+string(session.NewID())+`"}`).wantV1Error(t, http.StatusNotFound, CodeNotFound)
 	call(t, "GET", ts.URL+"/v1/runs/"+string(session.NewID()), "").wantV1Error(t, http.StatusNotFound, CodeNotFound)
 	call(t, "GET", ts.URL+"/v1/runs?state=cancelling", "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
 	call(t, "GET", ts.URL+"/v1/approvals?state=queued", "").wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
 // maxKey bounds an Idempotency-Key.
@@ -26,14 +27,21 @@ func (s *Server) v1CreateRun(w http.ResponseWriter, r *http.Request) {
 		v1BodyError(w, r, err)
 		return
 	}
-	req.Key, req.Tenant = r.Header.Get("Idempotency-Key"), tenantOf(principalOf(r.Context()))
+	req.Key, req.Scope = r.Header.Get("Idempotency-Key"), scopeIn(r.Context())
 	if err := req.check(r.Header.Values("Idempotency-Key")); err != nil {
 		v1Errorf(w, r, http.StatusBadRequest, "%s", sentence(err.Error()))
 		return
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
-	n, err := s.runs.Queued(ctx, req.Tenant)
+	if req.Session != "" {
+		// A session of another scope is not found, as every route says.
+		if _, err := s.storeOf(ctx).Info(ctx, req.Session); err != nil {
+			v1Fail(w, r, err)
+			return
+		}
+	}
+	n, err := s.runs.Queued(ctx, store.Scope{Tenant: req.Scope.Tenant})
 	if err != nil {
 		v1Fail(w, r, err)
 		return
@@ -105,7 +113,7 @@ func (s *Server) v1Resume(w http.ResponseWriter, r *http.Request) {
 }
 
 // control answers a cancel or a resume.
-func (s *Server) control(w http.ResponseWriter, r *http.Request, action string, act func(ctx context.Context, id session.ID, by, reason string) error) {
+func (s *Server) control(w http.ResponseWriter, r *http.Request, action string, act func(ctx context.Context, sc store.Scope, id session.ID, by, reason string) error) {
 	id, ok := v1PathID(w, r)
 	if !ok {
 		return
@@ -122,7 +130,7 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request, action string, 
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
-	err = act(ctx, id, by, strings.TrimSpace(req.Reason))
+	err = act(ctx, scopeIn(ctx), id, by, strings.TrimSpace(req.Reason))
 	s.auditControl(r, action, id, "by "+by+": "+strings.TrimSpace(req.Reason), err)
 	if err != nil {
 		v1Fail(w, r, err)
@@ -163,7 +171,7 @@ func (s *Server) v1Review(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
-	err = s.runs.Review(ctx, id, req)
+	err = s.runs.Review(ctx, scopeIn(ctx), id, req)
 	s.auditControl(r, "run.review", id, req.Verdict+" by "+req.By+": "+req.Reason, err)
 	if err != nil {
 		v1Fail(w, r, err)
@@ -204,7 +212,7 @@ func (s *Server) v1Decide(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
-	err = s.runs.Decide(ctx, id, v)
+	err = s.runs.Decide(ctx, scopeIn(ctx), id, v)
 	s.auditControl(r, "approval.decide", id, v.Verdict+" by "+v.By+": "+v.Reason, err)
 	if err != nil {
 		v1Fail(w, r, err)

@@ -26,7 +26,7 @@ func (s *Server) v1AddSchedule(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
-	sc, err := s.runs.AddSchedule(ctx, req)
+	sc, err := s.runs.AddSchedule(ctx, scopeIn(ctx), req)
 	if err != nil {
 		v1Fail(w, r, err)
 		return
@@ -51,7 +51,7 @@ func (s *Server) pauseSchedule(w http.ResponseWriter, r *http.Request, paused bo
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
-	sc, err := s.runs.PauseSchedule(ctx, r.PathValue("name"), paused)
+	sc, err := s.runs.PauseSchedule(ctx, scopeIn(ctx), r.PathValue("name"), paused)
 	if err != nil {
 		v1Fail(w, r, err)
 		return
@@ -66,7 +66,7 @@ func (s *Server) v1RemoveSchedule(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
-	if err := s.runs.RemoveSchedule(ctx, r.PathValue("name")); err != nil {
+	if err := s.runs.RemoveSchedule(ctx, scopeIn(ctx), r.PathValue("name")); err != nil {
 		v1Fail(w, r, err)
 		return
 	}

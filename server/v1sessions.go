@@ -72,7 +72,7 @@ func (s *Server) v1Chunks(w http.ResponseWriter, r *http.Request) {
 		v1Errorf(w, r, http.StatusBadRequest, "%s", sentence(err.Error()))
 		return
 	}
-	info, err := s.st.Info(r.Context(), id)
+	info, err := s.storeOf(r.Context()).Info(r.Context(), id)
 	if err != nil {
 		v1Fail(w, r, err)
 		return
@@ -82,7 +82,7 @@ func (s *Server) v1Chunks(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	to := min(from+limit, info.Len)
-	cs, err := s.st.Range(r.Context(), id, from, to)
+	cs, err := s.storeOf(r.Context()).Range(r.Context(), id, from, to)
 	if err != nil {
 		v1Fail(w, r, err)
 		return
@@ -164,7 +164,7 @@ func (s *Server) v1Fork(w http.ResponseWriter, r *http.Request) {
 		v1BodyError(w, r, err)
 		return
 	}
-	src, err := s.st.Load(r.Context(), id)
+	src, err := s.storeOf(r.Context()).Load(r.Context(), id)
 	if err != nil {
 		v1Fail(w, r, err)
 		return
@@ -176,7 +176,7 @@ func (s *Server) v1Fork(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if err := s.st.Commit(r.Context(), fork, ""); err != nil {
+	if err := s.storeOf(r.Context()).Commit(r.Context(), fork, ""); err != nil {
 		v1Fail(w, r, fmt.Errorf("commit the fork of %s: %w", id, err))
 		return
 	}
@@ -227,7 +227,7 @@ func v1BodyError(w http.ResponseWriter, r *http.Request, err error) {
 // is verified and committed (export.Import); importing it again changes
 // nothing. 200 with the session as stored.
 func (s *Server) v1Import(w http.ResponseWriter, r *http.Request) {
-	ses, err := export.Import(r.Context(), s.st, r.Body)
+	ses, err := export.Import(r.Context(), s.storeOf(r.Context()), r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -264,7 +264,7 @@ func (s *Server) v1Dossier(w http.ResponseWriter, r *http.Request) {
 		v1Errorf(w, r, http.StatusBadRequest, "Unknown dossier format %q (want json or html).", format)
 		return
 	}
-	d, err := export.BuildDossier(r.Context(), s.st, id)
+	d, err := export.BuildDossier(r.Context(), s.storeOf(r.Context()), id)
 	if err != nil {
 		v1Fail(w, r, err)
 		return

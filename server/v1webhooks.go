@@ -26,7 +26,7 @@ func (s *Server) v1AddWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
-	hook, err := s.runs.AddWebhook(ctx, req)
+	hook, err := s.runs.AddWebhook(ctx, scopeIn(ctx), req)
 	if err != nil {
 		v1Fail(w, r, err)
 		return
@@ -46,7 +46,7 @@ func (s *Server) v1RemoveWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
-	if err := s.runs.RemoveWebhook(ctx, id); err != nil {
+	if err := s.runs.RemoveWebhook(ctx, scopeIn(ctx), id); err != nil {
 		v1Fail(w, r, err)
 		return
 	}
@@ -70,7 +70,7 @@ func (s *Server) v1Deliveries(w http.ResponseWriter, r *http.Request) {
 		v1Errorf(w, r, http.StatusBadRequest, "%s", sentence(err.Error()))
 		return
 	}
-	ds, err := s.runs.Deliveries(r.Context(), id, limit)
+	ds, err := s.runs.Deliveries(r.Context(), scopeIn(r.Context()), id, limit)
 	if err != nil {
 		v1Fail(w, r, err)
 		return

@@ -93,3 +93,9 @@ func CreateScope(ctx context.Context) (Scope, bool) {
 	sc, ok := ctx.Value(createScopeKey{}).(Scope)
 	return sc, ok
 }
+
+// SystemScope holds the runtime's own sessions: tokens, audit lanes,
+// workers, schedules, webhooks, run ledgers and journals. No principal
+// acts in it (its names are not valid tenant names), so no scoped view
+// ever shows them; the runtime reads them through the store itself.
+var SystemScope = Scope{Tenant: "~system", Project: "~system"}

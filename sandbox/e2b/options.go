@@ -1,6 +1,7 @@
 package e2b
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -35,6 +36,8 @@ type Options struct {
 	// APIURL is the control plane's base URL (default https://api.DOMAIN).
 	APIURL string
 	// APIKey is sent as X-API-Key; it never leaves this process otherwise.
+	// It may be a secret reference ("secret://env/NAME", package secret),
+	// resolved each time the backend builds its client.
 	APIKey string
 	// Domain is the sandboxes' domain (default e2b.app, or cube.app): envd
 	// answers at https://49983-ID.DOMAIN unless create says otherwise.
@@ -106,6 +109,9 @@ func (o Options) withDefaults() (Options, error) {
 	o.Lifetime, o.RenewEvery = remote.Lifetimes(o.Lifetime, o.RenewEvery, 0)
 	var err error
 	if o.OnClose, err = remote.OnClose(o.OnClose); err != nil {
+		return o, fmt.Errorf("e2b: %w", err)
+	}
+	if o.APIKey, err = remote.ResolveSecret(context.Background(), o.Provider, remote.KeyAPIKey, o.APIKey); err != nil {
 		return o, fmt.Errorf("e2b: %w", err)
 	}
 	return o, nil

@@ -1,6 +1,7 @@
 package opensandbox
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -32,7 +33,9 @@ type Options struct {
 	// http://localhost:8080/v1).
 	APIURL string
 	// APIKey is sent as OPEN-SANDBOX-API-KEY to the lifecycle API only; it
-	// never leaves this process otherwise.
+	// never leaves this process otherwise. It may be a secret reference
+	// ("secret://env/NAME", package secret), resolved each time the
+	// backend builds its client.
 	APIKey string
 	// Image is the container image sandboxes are created from (default
 	// ubuntu:22.04; the spec's Image, if set, wins).
@@ -120,6 +123,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	var err error
 	if o.OnClose, err = remote.OnClose(o.OnClose); err != nil {
+		return o, fmt.Errorf("opensandbox: %w", err)
+	}
+	if o.APIKey, err = remote.ResolveSecret(context.Background(), Name, remote.KeyAPIKey, o.APIKey); err != nil {
 		return o, fmt.Errorf("opensandbox: %w", err)
 	}
 	return o, nil

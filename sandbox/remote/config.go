@@ -1,11 +1,14 @@
 package remote
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/openrath/rath/secret"
 )
 
 // ErrConfig marks an unreadable or unsafe config file.
@@ -40,10 +43,12 @@ func ConfigPaths() []string {
 // FileSettings returns provider's entry in the "sandboxes" section of the
 // first config file that has one, e.g.
 //
-//	{"sandboxes": {"e2b": {"api_key": "...", "domain": "e2b.app"}}}
+//	{"sandboxes": {"e2b": {"api_key": "secret://env/E2B_KEY", "domain": "e2b.app"}}}
 //
 // (nil if none has). A config file readable by other users, or one that
-// is not valid JSON, is an error naming the file, never quoting it.
+// is not valid JSON, is an error naming the file, never quoting it. An
+// api_key, there or in the environment, may be a secret reference, kept
+// as it is here and resolved by the backend (ResolveSecret).
 func FileSettings(provider string) (map[string]string, error) {
 	for _, p := range ConfigPaths() {
 		m, err := fileSettings(p, provider)
@@ -78,6 +83,25 @@ func fileSettings(path, provider string) (map[string]string, error) {
 		return nil, fmt.Errorf("%w: %s: the sandboxes section is not an object of providers' string settings", ErrConfig, path)
 	}
 	return file.Sandboxes[provider], nil
+}
+
+// ResolveSecret returns a setting that may be a secret reference
+// ("secret://env/NAME", "secret://file/PATH", or a registered resolver's:
+// package secret) resolved with the secret package's Default resolvers,
+// and a value as it is. Backends call it for their api_key when they
+// build a client, the moment of use, so that configuration and the
+// environment hold the reference; the resolution is reported to the
+// resolvers' observers (the audit log) as for "sandbox PROVIDER". Errors
+// name the reference, never a value.
+func ResolveSecret(ctx context.Context, provider, key, v string) (string, error) {
+	if !secret.IsRef(v) {
+		return v, nil
+	}
+	val, err := secret.ResolveString(secret.WithPurpose(ctx, "sandbox "+provider), v)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", key, err)
+	}
+	return val.Reveal(), nil
 }
 
 // Fill sets each empty *field from the setting of its key, if any.

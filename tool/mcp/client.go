@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openrath/rath/secret"
 	"github.com/openrath/rath/tool"
 )
 
@@ -26,6 +27,10 @@ type Client struct {
 	ended   error  // why the last session ended, until a new one starts
 	pending string // the note for the next call: the session was started again
 	closed  bool
+
+	// redact knows the secret values the config's references resolved
+	// to (config.go), to scrub them from results and errors.
+	redact secret.Redactor
 }
 
 // Connect opens a session with the server cfg describes.
@@ -86,16 +91,21 @@ func (c *Client) session(ctx context.Context, forCall bool) (cn *conn, note stri
 
 // dial starts a session: a new process over stdio.
 func (c *Client) dial(ctx context.Context) (*conn, error) {
-	cn := newConn(c.cfg.Name)
+	cfg, vals, err := c.cfg.withSecrets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.redact.Add(vals...)
+	cn := newConn(cfg.Name)
 	var t sdk.Transport
-	if c.cfg.URL != "" {
+	if cfg.URL != "" {
 		t = &sdk.StreamableClientTransport{
-			Endpoint: c.cfg.URL,
+			Endpoint: cfg.URL,
 			HTTPClient: &http.Client{Transport: &watchTransport{
-				headers: c.cfg.Headers, base: http.DefaultTransport, conn: cn}},
+				headers: cfg.Headers, base: http.DefaultTransport, conn: cn}},
 		}
 	} else {
-		p, err := startProcess(c.cfg, cn.stderr)
+		p, err := startProcess(cfg, cn.stderr)
 		if err != nil {
 			return nil, asGone(fmt.Errorf("mcp: starting server %s: %w", c.cfg.Name, err))
 		}
@@ -108,7 +118,7 @@ func (c *Client) dial(ctx context.Context) (*conn, error) {
 		if cn.proc != nil {
 			_, _, _ = cn.proc.stop(0)
 		}
-		return nil, asGone(fmt.Errorf("mcp: connecting to server %s: %w%s", c.cfg.Name, err, stderrNote(cn.stderr)))
+		return nil, asGone(scrub(&c.redact, fmt.Errorf("mcp: connecting to server %s: %w%s", c.cfg.Name, err, stderrNote(cn.stderr))))
 	}
 	cn.start(cs)
 	return cn, nil
@@ -130,7 +140,7 @@ func (c *Client) Close() error {
 	if cn == nil {
 		return nil
 	}
-	return cn.close(stopGrace)
+	return scrub(&c.redact, cn.close(stopGrace))
 }
 
 // Tools lists the server's tools (every page) as tool.Tools. Listing is
@@ -152,7 +162,7 @@ func (c *Client) Tools(ctx context.Context) ([]tool.Tool, error) {
 				continue
 			}
 		}
-		return nil, fmt.Errorf("mcp: listing the tools of server %s: %w", c.cfg.Name, err)
+		return nil, scrub(&c.redact, fmt.Errorf("mcp: listing the tools of server %s: %w", c.cfg.Name, err))
 	}
 }
 

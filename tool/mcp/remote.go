@@ -42,6 +42,13 @@ func (t *remoteTool) Resources(json.RawMessage) []tool.Resource {
 // that provably never reached the server (its session had just been lost)
 // is sent once more on a new session.
 func (t *remoteTool) Call(ctx context.Context, _ tool.Env, args json.RawMessage) (string, error) {
+	out, err := t.call(ctx, args)
+	// The result and error go into the session: the secret values the
+	// server was given are scrubbed from them (config.go).
+	return t.client.redact.String(out), scrub(&t.client.redact, err)
+}
+
+func (t *remoteTool) call(ctx context.Context, args json.RawMessage) (string, error) {
 	arguments, err := objectArgs(args)
 	if err != nil {
 		return "", err

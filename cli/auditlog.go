@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/openrath/rath"
+	"github.com/openrath/rath/audit"
+	"github.com/openrath/rath/cluster"
+	"github.com/openrath/rath/secret"
+	"github.com/openrath/rath/session"
+)
+
+// The command line acts on the store directly as the local operator: what
+// it changes that the server would audit — token changes, run control —
+// it audits itself, in the same log (a command's records are one lane of
+// their own). With --server, the server audits instead.
+
+// openAudit opens the process's audit log on rt's store (it writes
+// nothing until a record comes), closed with rt, and records every secret
+// resolution in it (package secret's observer): which reference, for what,
+// and whether it resolved — never a value.
+func (a *app) openAudit(ctx context.Context, rt *rath.Runtime) error {
+	l, err := audit.Open(ctx, rt.Store, audit.Options{})
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	rt.OnClose(l.Close)
+	remove := secret.Observe(func(ctx context.Context, ref secret.Ref, err error) {
+		rec := auditOutcome(audit.Record{Kind: audit.KindSecret, Principal: "cli:" + whoAmI(), Action: "secret.resolve",
+			Resource: clipText(ref.String(), audit.MaxField), Reason: secret.Purpose(ctx)}, err)
+		if aerr := l.Append(context.WithoutCancel(ctx), rec); aerr != nil {
+			fmt.Fprintf(a.stderr, "%s: audit: %v\n", a.name, aerr)
+		}
+	})
+	rt.OnClose(func() error { remove(); return nil }) // closers run last first: before the log's
+	a.alog = l
+	return nil
+}
+
+// audit appends rec to the store's audit log as the local operator. A
+// record that cannot be written fails the command after the fact: the act
+// happened, and the operator must know it went unrecorded.
+func (a *app) audit(ctx context.Context, rec audit.Record) error {
+	if _, err := a.runtime(ctx); err != nil {
+		return err
+	}
+	if rec.Principal == "" {
+		rec.Principal = "cli:" + whoAmI()
+	}
+	if err := a.alog.Append(ctx, rec); err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	return nil
+}
+
+// auditOutcome is rec's outcome and reason for err.
+func auditOutcome(rec audit.Record, err error) audit.Record {
+	rec.Outcome = audit.OutcomeOK
+	if err != nil {
+		rec.Outcome, rec.Reason = audit.OutcomeFailed, rec.Reason+" ("+err.Error()+")"
+	}
+	rec.Reason = clipText(rec.Reason, audit.MaxField)
+	return rec
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// auditedOps is the local cluster whose run control is audited.
+type auditedOps struct {
+	localOps
+	a *app
+}
+
+func (o auditedOps) control(ctx context.Context, action string, id session.ID, detail string, err error) error {
+	rec := auditOutcome(audit.Record{Kind: audit.KindRunControl, Action: action, Resource: "run/" + string(id), Reason: detail}, err)
+	if aerr := o.a.audit(context.WithoutCancel(ctx), rec); aerr != nil && err == nil {
+		return aerr
+	}
+	return err
+}
+
+func (o auditedOps) Cancel(ctx context.Context, id session.ID, by, reason string) error {
+	return o.control(ctx, "run.cancel", id, "by "+by+": "+reason, o.localOps.Cancel(ctx, id, by, reason))
+}
+
+func (o auditedOps) Approve(ctx context.Context, id session.ID, approve bool, by, reason string) error {
+	verdict := "approve"
+	if !approve {
+		verdict = "deny"
+	}
+	return o.control(ctx, "approval.decide", id, verdict+" by "+by+": "+reason, o.localOps.Approve(ctx, id, approve, by, reason))
+}
+
+func (o auditedOps) Review(ctx context.Context, id session.ID, ro cluster.ReviewOptions) error {
+	return o.control(ctx, "run.review", id, ro.Verdict+" by "+ro.By+": "+ro.Reason, o.localOps.Review(ctx, id, ro))
+}
