@@ -18,6 +18,7 @@ import (
 	"github.com/openrath/rath/export/otel"
 	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/model"
+	"github.com/openrath/rath/policy"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/store"
 
@@ -54,6 +55,12 @@ type Config struct {
 	// Tracing, if set, receives OpenTelemetry GenAI spans live as runs
 	// commit their steps (export/otel.Live), until Close.
 	Tracing trace.TracerProvider
+	// Policies is the directory of policy files (policy.Dir: one file per
+	// tenant and project, reloaded when changed) that decide every action
+	// of the runs the runtime starts: $RATH_POLICIES, else <home>/policies
+	// if it exists; none (no policy decides) otherwise. A directory named
+	// here must exist.
+	Policies string
 }
 
 // Runtime is an opened runtime. Memory is opened on first use.
@@ -63,6 +70,9 @@ type Runtime struct {
 	MemoryURL string // Config.Memory, resolved
 	Store     store.Store
 	Sandboxes *sandbox.Pool
+	// Policy decides the actions of the runs the runtime starts (the
+	// policy.Dir of Config.Policies; nil: none).
+	Policy policy.Decider
 
 	mu       sync.Mutex // guards memory, closers and pg
 	memory   memory.Memory
@@ -96,6 +106,14 @@ func (cfg Config) Resolve() Config {
 	if cfg.Memory == "" {
 		cfg.Memory = defaultMemory(cfg.Home, cfg.Store)
 	}
+	if cfg.Policies == "" {
+		cfg.Policies = os.Getenv("RATH_POLICIES")
+	}
+	if cfg.Policies == "" {
+		if fi, err := os.Stat(filepath.Join(cfg.Home, "policies")); err == nil && fi.IsDir() {
+			cfg.Policies = filepath.Join(cfg.Home, "policies")
+		}
+	}
 	return cfg
 }
 
@@ -123,18 +141,50 @@ func Open(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
 		return nil, fmt.Errorf("rath: home %s: %w", cfg.Home, err)
 	}
+	var dir *policy.Dir
+	if cfg.Policies != "" {
+		d, err := policy.OpenDir(cfg.Policies)
+		if err != nil {
+			return nil, fmt.Errorf("rath: policies: %w", err)
+		}
+		log := cfg.Logger
+		if log == nil {
+			log = slog.Default()
+		}
+		if err := d.Check(); err != nil {
+			// Not fatal: the projects of a broken file deny every action
+			// until it is fixed.
+			log.Warn("a policy file does not load: its projects' actions are denied until it is fixed", "err", err)
+		}
+		dir = d
+	}
 	st, err := store.Open(ctx, cfg.Store)
 	if err != nil {
 		return nil, err
 	}
 	r := &Runtime{Home: cfg.Home, StoreURL: cfg.Store, MemoryURL: cfg.Memory, Store: st, Sandboxes: sandbox.NewPool(),
 		embedder: cfg.Embedder, log: cfg.Logger}
+	if dir != nil {
+		r.Policy = dir
+	}
 	if cfg.Tracing != nil {
 		lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 		r.stop, r.traced = stop, make(chan error, 1)
 		go func() { r.traced <- otel.Live(lctx, st, cfg.Tracing) }()
 	}
 	return r, nil
+}
+
+// WithPolicy returns ctx carrying the runtime's policy (policy.WithDecider),
+// so that the agents of a run started under it have their actions decided;
+// ctx itself when the runtime has none or ctx carries a decider already.
+// Run, Resume and Replay do this; a run started by other means (a cluster
+// worker) calls it.
+func (r *Runtime) WithPolicy(ctx context.Context) context.Context {
+	if r.Policy == nil || policy.From(ctx) != nil {
+		return ctx
+	}
+	return policy.WithDecider(ctx, r.Policy)
 }
 
 // Memory returns the runtime's long-term memory (at MemoryURL), opening it

@@ -31,6 +31,7 @@ import (
 // (ErrUnknownWorkflow) and a session that is no such run (ErrNotARun).
 // Only Run's OnStart applies. The output is returned with any error.
 func (r *Runtime) Resume(ctx context.Context, id session.ID, opts ...RunOption) (*session.Session, error) {
+	ctx = r.WithPolicy(ctx)
 	var o runOptions
 	for _, f := range opts {
 		f(&o)

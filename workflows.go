@@ -126,7 +126,10 @@ func lookup(name string) (Workflow, error) {
 // then closed or failed with the output. A run whose process dies is
 // shown interrupted (Statuses) and Resume finishes it. An input that Build
 // took from the store is forked, so that the run's input is its own.
+// The runtime's policy (Config.Policies), unless ctx carries a decider
+// already, decides the actions of the run's agents (WithPolicy).
 func (r *Runtime) Run(ctx context.Context, name string, opts ...RunOption) (*session.Session, error) {
+	ctx = r.WithPolicy(ctx)
 	var o runOptions
 	for _, f := range opts {
 		f(&o)
@@ -175,6 +178,7 @@ func (r *Runtime) Run(ctx context.Context, name string, opts ...RunOption) (*ses
 // its run recorded), serving everything from the record; a difference is
 // a *replay.Divergence.
 func (r *Runtime) Replay(ctx context.Context, id session.ID) (*session.Session, error) {
+	ctx = r.WithPolicy(ctx)
 	info, err := r.Store.Info(ctx, id)
 	if err != nil {
 		return nil, err

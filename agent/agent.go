@@ -13,6 +13,7 @@ import (
 
 	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/model"
+	"github.com/openrath/rath/policy"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -60,6 +61,16 @@ type Config struct {
 	ExtractFacts    bool
 	// Policy limits the tool calls (nil: none beyond the tools offered).
 	Policy *tool.Policy
+	// Decider decides every action of a run before it happens — each
+	// model call, tool call, command a call runs (exec), host it reaches
+	// (egress), memory read and write — and each decision is a decision
+	// chunk (selector "policy"). A denied model call ends the run
+	// (policy.ErrDenied); a denied tool call gets an error result of kind
+	// policy and the loop goes on; a call to approve pauses the run as
+	// NeedApproval does; a constrained call runs within its constraints; a
+	// denied memory operation is skipped. Nil: the decider of the run's
+	// context (policy.From), and none if it has none.
+	Decider policy.Decider
 	// ResultLimit bounds the tool output the model sees (default 32 KiB);
 	// the full size and hash are recorded.
 	ResultLimit int

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"strings"
 
+	"github.com/openrath/rath/policy"
 	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -25,11 +26,32 @@ type Verdict struct {
 
 func (r *run) needsApproval(calls []session.ToolCall) bool {
 	for _, c := range calls {
-		if r.a.approval[c.Name] {
+		if r.wantsApproval(c) {
 			return true
 		}
 	}
 	return false
+}
+
+// wantsApproval reports whether call c waits for a verdict: its tool is
+// one of NeedApproval, or the policy asks for approval; a call the policy
+// denies does not (it will not run whatever the verdict).
+func (r *run) wantsApproval(c session.ToolCall) bool {
+	ru, ruled := r.rulings[c.ID]
+	if ruled && ru.effect == policy.Deny {
+		return false
+	}
+	return r.a.approval[c.Name] || ruled && ru.effect == policy.Approve
+}
+
+// approvalRequest is the approval chunk asking for a verdict on c: its
+// reason, when the policy asked, is the policy's decision.
+func (r *run) approvalRequest(c session.ToolCall) session.Chunk {
+	a := &session.Approval{Subject: "tool call " + c.Name + " " + c.ArgsString(), CallID: c.ID, Verdict: session.VerdictRequested}
+	if ru, ok := r.rulings[c.ID]; ok && ru.effect == policy.Approve {
+		a.Reason = "asked by policy: " + ru.why
+	}
+	return session.Of(a)
 }
 
 // pause records an approval request for every call that needs one, marks
@@ -39,9 +61,8 @@ func (r *run) needsApproval(calls []session.ToolCall) bool {
 // refused holds the rejected calls' results.
 func (r *run) pause(calls []session.ToolCall) (refused map[string]session.ToolResult, decided bool) {
 	for _, c := range calls {
-		if r.a.approval[c.Name] {
-			if err := r.add(session.Of(&session.Approval{Subject: "tool call " + c.Name + " " + c.ArgsString(), CallID: c.ID,
-				Verdict: session.VerdictRequested})); err != nil {
+		if r.wantsApproval(c) {
+			if err := r.add(r.approvalRequest(c)); err != nil {
 				r.fail("replay", err)
 				return nil, false
 			}
@@ -75,7 +96,7 @@ func (r *run) pause(calls []session.ToolCall) (refused map[string]session.ToolRe
 func (r *run) recordedVerdicts(calls []session.ToolCall) (map[string]session.ToolResult, bool) {
 	wanted := map[string]session.ToolCall{}
 	for _, c := range calls {
-		if r.a.approval[c.Name] {
+		if r.wantsApproval(c) {
 			wanted[c.ID] = c
 		}
 	}
@@ -176,7 +197,7 @@ func (a *Agent) Resume(ctx context.Context, s *session.Session, v Verdict) (*ses
 // ResumeRun is Resume with events.
 func (a *Agent) ResumeRun(ctx context.Context, s *session.Session, v Verdict) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		r := &run{a: a, ctx: ctx, yield: yield, s: s, node: nodeOf(s, a.node), player: runctx.PlayerFrom(ctx)}
+		r := &run{a: a, ctx: ctx, yield: yield, s: s, node: nodeOf(s, a.node), player: runctx.PlayerFrom(ctx), pol: a.decider(ctx)}
 		defer r.release()
 		if st := r.store(); st != nil {
 			if info, err := st.Info(ctx, s.ID()); err == nil && info.Head == s.Head() {
@@ -188,6 +209,10 @@ func (a *Agent) ResumeRun(ctx context.Context, s *session.Session, v Verdict) it
 			yield(Event{Kind: Done, Session: s}, fmt.Errorf("agent %s: session %s has no approval waiting", a.cfg.Name, s.ID()))
 			return
 		}
+		// What the policy decided on the step's calls before the pause
+		// stands: the approved calls run within its constraints, the
+		// denied ones do not.
+		r.rulings = recordedRulings(s, calls)
 		refused := map[string]session.ToolResult{}
 		for _, c := range pending {
 			if err := r.add(v.chunk(c)); err != nil {

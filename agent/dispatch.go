@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/openrath/rath/policy"
 	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
@@ -29,6 +31,9 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 	settled := make([]bool, n) // refused, or served by a replay: not run
 	for i, c := range calls {
 		res[i], settled[i] = refused[c.ID]
+		if ru, ok := r.rulings[c.ID]; ok && !settled[i] && ru.effect == policy.Deny {
+			res[i], settled[i] = deniedResult(c, ru), true
+		}
 	}
 	recorded, err := r.served(calls, res, settled)
 	if err != nil {
@@ -215,6 +220,11 @@ func (r *run) call(env tool.Env, c session.ToolCall, rs []tool.Resource) session
 		out.Error = &session.ToolError{Kind: session.ToolErrInvalidArgs, Message: fmt.Sprintf("the arguments are not valid JSON: %.200q", c.ArgsText)}
 		return out
 	}
+	ru := r.rulings[c.ID]
+	if why := ru.refusal(rs, c.Args); why != "" {
+		out.Error = &session.ToolError{Kind: session.ToolErrPolicy, Message: "refused by the policy's constraints (" + why + "): " + ru.why}
+		return out
+	}
 	if err := r.a.cfg.Policy.Check(&r.counter, c.Name, c.Args, rs); err != nil {
 		out.Error = &session.ToolError{Kind: tool.KindOf(err), Message: err.Error()}
 		return out
@@ -223,13 +233,23 @@ func (r *run) call(env tool.Env, c session.ToolCall, rs []tool.Resource) session
 	if env.Sandbox != nil && writes(rs) {
 		mark, _ = env.Sandbox.Mark(r.ctx) // no mark, no effects: the call still runs
 	}
+	ctx, cancel := ru.within(r.ctx)
 	start := time.Now()
-	content, err := t.Call(r.ctx, env, c.Args)
+	content, err := t.Call(ctx, env, c.Args)
 	out.Duration = time.Since(start)
-	if err != nil {
+	timedOut := err != nil && errors.Is(context.Cause(ctx), errPolicyTimeout) && r.ctx.Err() == nil
+	cancel()
+	limit, note := r.a.cfg.ResultLimit, ""
+	if m := ru.limits.MaxOutputBytes; m > 0 && m < limit {
+		limit, note = m, fmt.Sprintf("; max_output_bytes %d set by %s", m, ru.why)
+	}
+	switch {
+	case timedOut:
+		out.Error = &session.ToolError{Kind: session.ToolErrTimeout, Message: fmt.Sprintf("stopped by %v: %v", context.Cause(ctx), err)}
+	case err != nil:
 		out.Error = &session.ToolError{Kind: tool.KindOf(err), Message: err.Error()}
-	} else {
-		out.Content, out.FullSize, out.FullHash = truncate(content, r.a.cfg.ResultLimit)
+	default:
+		out.Content, out.FullSize, out.FullHash = truncate(content, limit, note)
 	}
 	if mark != nil {
 		if eff, err := env.Sandbox.Effects(context.WithoutCancel(r.ctx), mark); err == nil {
@@ -249,8 +269,8 @@ func writes(rs []tool.Resource) bool {
 }
 
 // truncate cuts content to limit bytes (on a rune boundary), returning the
-// full size and hash when it did.
-func truncate(s string, limit int) (string, int64, string) {
+// full size and hash when it did; the cut says so, and note after.
+func truncate(s string, limit int, note string) (string, int64, string) {
 	if len(s) <= limit {
 		return s, 0, ""
 	}
@@ -259,7 +279,7 @@ func truncate(s string, limit int) (string, int64, string) {
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + fmt.Sprintf("\n[truncated: %d of %d bytes shown]", cut, len(s)), int64(len(s)), "sha256:" + hex.EncodeToString(sum[:])
+	return s[:cut] + fmt.Sprintf("\n[truncated: %d of %d bytes shown%s]", cut, len(s), note), int64(len(s)), "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // effectsOf keeps the changes a call could have made: all of them for a

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/policy"
 	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 )
@@ -24,6 +25,10 @@ func (r *run) recall() error {
 	if query == "" {
 		return nil
 	}
+	ru, ok, err := r.decideMemory(policy.KindMemoryRead, r.a.cfg.MemoryScopes)
+	if err != nil || !ok {
+		return err // denied: skipped, as the decision chunk says
+	}
 	if r.replayMemory(session.MemoryRecall) {
 		return nil
 	}
@@ -31,8 +36,10 @@ func (r *run) recall() error {
 	if k <= 0 {
 		k = 5
 	}
+	ctx, cancel := ru.within(r.ctx)
+	defer cancel()
 	n := r.s.Len()
-	_, s, err := m.Recall(r.ctx, r.s, memory.Query{Text: query, Scopes: r.a.cfg.MemoryScopes, K: k})
+	_, s, err := m.Recall(ctx, r.s, memory.Query{Text: query, Scopes: r.a.cfg.MemoryScopes, K: k})
 	if err != nil {
 		return fmt.Errorf("agent %s: %w", r.a.cfg.Name, err)
 	}
@@ -46,6 +53,10 @@ func (r *run) memorize() error {
 	if m == nil || !r.a.cfg.CommitOnForward {
 		return nil
 	}
+	ru, ok, err := r.decideMemory(policy.KindMemoryWrite, r.a.cfg.MemoryScopes[:1])
+	if err != nil || !ok {
+		return err // denied: skipped, as the decision chunk says
+	}
 	if r.replayMemory(session.MemoryCommit) {
 		return nil
 	}
@@ -53,8 +64,10 @@ func (r *run) memorize() error {
 	if r.a.cfg.ExtractFacts {
 		o.Model = r.a.cfg.Model
 	}
+	ctx, cancel := ru.within(r.ctx)
+	defer cancel()
 	n := r.s.Len()
-	s, err := m.Commit(r.ctx, r.s, o)
+	s, err := m.Commit(ctx, r.s, o)
 	if err != nil {
 		return fmt.Errorf("agent %s: %w", r.a.cfg.Name, err)
 	}

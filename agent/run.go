@@ -7,6 +7,7 @@ import (
 	"iter"
 
 	"github.com/openrath/rath/model"
+	"github.com/openrath/rath/policy"
 	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/sandbox"
 	"github.com/openrath/rath/session"
@@ -21,7 +22,7 @@ import (
 func (a *Agent) Run(ctx context.Context, s *session.Session) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		node := runctx.Invoke(ctx, a.node)
-		r := &run{a: a, ctx: ctx, yield: yield, s: s.Derive(node, nil), node: node, player: runctx.PlayerFrom(ctx)}
+		r := &run{a: a, ctx: ctx, yield: yield, s: s.Derive(node, nil), node: node, player: runctx.PlayerFrom(ctx), pol: a.decider(ctx)}
 		defer r.release()
 		r.loop()
 	}
@@ -35,11 +36,14 @@ type run struct {
 	stored  session.ChunkID // the head last committed ("" before the first)
 	stopped bool            // the consumer stopped listening
 	lease   *sandbox.Lease
-	counter tool.Counter    // calls against the policy
-	node    string          // this run's node path
-	player  runctx.Player   // replay's record, nil when live
-	conv    conversation    // the request messages so far
-	adding  []session.Chunk // add's buffer
+	counter tool.Counter      // calls against the policy
+	node    string            // this run's node path
+	player  runctx.Player     // replay's record, nil when live
+	conv    conversation      // the request messages so far
+	adding  []session.Chunk   // add's buffer
+	pol     policy.Decider    // decides the run's actions (nil: none)
+	scope   *store.Scope      // the run's tenant and project, once asked
+	rulings map[string]ruling // the policy's rulings on this step's calls, by call id
 }
 
 // add appends chunks made by this run, through the player if replaying.
@@ -148,6 +152,10 @@ func (r *run) steps(first int) {
 			r.fail("replay", err)
 			return
 		}
+		if err := r.decideCalls(resp.ToolCalls); err != nil {
+			r.fail("replay", err)
+			return
+		}
 		u := resp.Usage
 		if !r.emit(Event{Kind: Usage, Step: step, Usage: &u}) {
 			return
@@ -228,12 +236,16 @@ func ptr[T any](v T) *T { return &v }
 
 func failureCode(err error) string {
 	switch {
+	case errors.Is(err, errPolicyTimeout):
+		return session.ToolErrTimeout
 	case errors.Is(err, model.ErrBudgetExceeded):
 		return "budget"
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return session.ToolErrCanceled
 	case errors.Is(err, ErrAborted):
 		return "aborted"
+	case errors.Is(err, policy.ErrDenied):
+		return session.ToolErrPolicy
 	}
 	return "model"
 }
@@ -263,6 +275,11 @@ func (r *run) request() *model.Request {
 // returns the response with its model_call record. A replay's player may
 // serve the call from the record instead.
 func (r *run) callModel(step int) (*model.Response, *session.ModelCall, error) {
+	before := r.s.Len()
+	ru, err := r.decideModel(step)
+	if err != nil {
+		return nil, nil, err
+	}
 	req := r.request()
 	if r.player != nil {
 		rec, err := r.player.Model(r.node, req)
@@ -274,15 +291,24 @@ func (r *run) callModel(step int) (*model.Response, *session.ModelCall, error) {
 		}
 	}
 	if runctx.SliceOver(r.ctx) {
+		// The step will be taken again, and decided again then.
+		if s, err := r.s.Rewind(before); err == nil {
+			r.s = s
+		}
 		return nil, nil, runctx.ErrYielded
 	}
+	ctx, cancel := ru.within(r.ctx)
+	defer cancel()
 	var resp *model.Response
-	for ev, err := range r.a.cfg.Model.Stream(r.ctx, req) {
+	for ev, err := range r.a.cfg.Model.Stream(ctx, req) {
 		if err != nil {
+			if cause := context.Cause(ctx); errors.Is(cause, errPolicyTimeout) && r.ctx.Err() == nil {
+				err = fmt.Errorf("%w: %w", cause, err)
+			}
 			// Record the failed call's attempts as evidence.
 			if at := model.AttemptsOf(err); len(at) > 0 {
 				r.s = r.s.Append(session.Of(&session.ModelCall{Provider: r.a.cfg.Model.Provider(), Model: r.a.cfg.Model.Name(),
-					Params: req.Record(), RequestDigest: req.Digest(), Stream: true, Attempts: at}).WithNode(r.node))
+					Params: req.Record(), RequestDigest: req.Digest(), Parts: req.Parts(), Stream: true, Attempts: at}).WithNode(r.node))
 			}
 			return nil, nil, err
 		}

@@ -34,6 +34,7 @@ func (a *app) openAudit(ctx context.Context, rt *rath.Runtime) error {
 		}
 	})
 	rt.OnClose(func() error { remove(); return nil }) // closers run last first: before the log's
+	a.auditPolicy(rt, l)
 	a.alog = l
 	return nil
 }

@@ -170,6 +170,7 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	sctx = runctx.WithWorkspaceJournal(sctx, w.c.newJournal(id))
 	// The run's policies, quotas and memory are its scope's.
 	sctx = runctx.WithScope(sctx, store.Scope{Tenant: run.Tenant, Project: run.Project})
+	sctx = w.c.withPolicy(sctx)
 	sctx, endDeltas := w.c.withDeltas(sctx, id)
 	defer endDeltas()
 	bctx := sctx

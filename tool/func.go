@@ -52,6 +52,7 @@ type funcTool[In, Out any] struct {
 	fn         func(ctx context.Context, env Env, in In) (Out, error)
 	resources  func(In) []Resource
 	idempotent bool
+	risk       string
 	closed     bool // the schema admits no member In lacks (see closedSchema)
 	// What a call without arguments gets (see noArgs).
 	emptyErr  error
@@ -62,6 +63,7 @@ func (t *funcTool[In, Out]) Name() string            { return t.name }
 func (t *funcTool[In, Out]) Description() string     { return t.desc }
 func (t *funcTool[In, Out]) Schema() json.RawMessage { return t.schema }
 func (t *funcTool[In, Out]) Idempotent() bool        { return t.idempotent }
+func (t *funcTool[In, Out]) Risk() string            { return t.risk }
 
 func (t *funcTool[In, Out]) Resources(args json.RawMessage) []Resource {
 	if t.resources == nil {
@@ -153,6 +155,7 @@ type Option[In any] func(*options[In])
 type options[In any] struct {
 	resources  func(In) []Resource
 	idempotent bool
+	risk       string // WithRisk (risk.go)
 }
 
 // WithResources declares what a call touches, from its arguments.
@@ -174,6 +177,6 @@ func FuncWith[In, Out any](name, description string, fn func(ctx context.Context
 		f(&o)
 	}
 	ft := t.(*funcTool[In, Out])
-	ft.resources, ft.idempotent = o.resources, o.idempotent
+	ft.resources, ft.idempotent, ft.risk = o.resources, o.idempotent, o.risk
 	return ft, nil
 }

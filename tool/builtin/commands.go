@@ -34,7 +34,8 @@ func RunCommand() tool.Tool {
 			}
 			return run(ctx, env, c)
 		},
-		tool.WithResources(func(RunCommandArgs) []tool.Resource { return []tool.Resource{tool.SandboxExclusive()} })))
+		tool.WithResources(func(RunCommandArgs) []tool.Resource { return []tool.Resource{tool.SandboxExclusive()} }),
+		tool.WithRisk[RunCommandArgs](tool.RiskHigh)))
 }
 
 // RunCodeArgs are run_code's arguments.
@@ -58,7 +59,8 @@ func RunCode() tool.Tool {
 			}
 			return run(ctx, env, sandbox.Command{Args: argv, Stdin: []byte(a.Code), Timeout: time.Duration(a.Timeout * float64(time.Second))})
 		},
-		tool.WithResources(func(RunCodeArgs) []tool.Resource { return []tool.Resource{tool.SandboxExclusive()} })))
+		tool.WithResources(func(RunCodeArgs) []tool.Resource { return []tool.Resource{tool.SandboxExclusive()} }),
+		tool.WithRisk[RunCodeArgs](tool.RiskHigh)))
 }
 
 func run(ctx context.Context, env tool.Env, c sandbox.Command) (string, error) {

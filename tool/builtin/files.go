@@ -54,7 +54,8 @@ func ReadFile() tool.Tool {
 			return strings.Join(lines[from-1:to], ""), nil
 		},
 		tool.WithResources(func(a ReadFileArgs) []tool.Resource { return []tool.Resource{tool.PathRead(a.Path)} }),
-		tool.Idempotent[ReadFileArgs]()))
+		tool.Idempotent[ReadFileArgs](),
+		tool.WithRisk[ReadFileArgs](tool.RiskLow)))
 }
 
 // WriteFileArgs are write_file's arguments.
@@ -77,7 +78,8 @@ func WriteFile() tool.Tool {
 			return fmt.Sprintf("wrote %d bytes to %s", len(a.Content), a.Path), nil
 		},
 		tool.WithResources(func(a WriteFileArgs) []tool.Resource { return []tool.Resource{tool.PathWrite(a.Path)} }),
-		tool.Idempotent[WriteFileArgs]()))
+		tool.Idempotent[WriteFileArgs](),
+		tool.WithRisk[WriteFileArgs](tool.RiskMedium)))
 }
 
 // EditFileArgs are edit_file's arguments.
@@ -115,7 +117,8 @@ func EditFile() tool.Tool {
 			}
 			return fmt.Sprintf("edited %s", a.Path), nil
 		},
-		tool.WithResources(func(a EditFileArgs) []tool.Resource { return []tool.Resource{tool.PathWrite(a.Path)} })))
+		tool.WithResources(func(a EditFileArgs) []tool.Resource { return []tool.Resource{tool.PathWrite(a.Path)} }),
+		tool.WithRisk[EditFileArgs](tool.RiskMedium)))
 }
 
 func must(t tool.Tool, err error) tool.Tool {

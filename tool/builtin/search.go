@@ -66,7 +66,8 @@ func ListFiles() tool.Tool {
 			return b.String(), nil
 		},
 		tool.WithResources(func(a ListFilesArgs) []tool.Resource { return []tool.Resource{tool.PathRead(a.Dir)} }),
-		tool.Idempotent[ListFilesArgs]()))
+		tool.Idempotent[ListFilesArgs](),
+		tool.WithRisk[ListFilesArgs](tool.RiskLow)))
 }
 
 // GlobArgs are glob's arguments.
@@ -99,7 +100,8 @@ func Glob() tool.Tool {
 			return strings.Join(out, "\n"), nil
 		},
 		tool.WithResources(func(GlobArgs) []tool.Resource { return []tool.Resource{tool.PathRead("")} }),
-		tool.Idempotent[GlobArgs]()))
+		tool.Idempotent[GlobArgs](),
+		tool.WithRisk[GlobArgs](tool.RiskLow)))
 }
 
 // globMatch matches p against pattern, where "**/" stands for zero or more
@@ -177,5 +179,6 @@ func Grep() tool.Tool {
 			return b.String(), err
 		},
 		tool.WithResources(func(GrepArgs) []tool.Resource { return []tool.Resource{tool.PathRead("")} }),
-		tool.Idempotent[GrepArgs]()))
+		tool.Idempotent[GrepArgs](),
+		tool.WithRisk[GrepArgs](tool.RiskLow)))
 }
