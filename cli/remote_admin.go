@@ -15,7 +15,7 @@ type adminOps interface {
 	Schedules(ctx context.Context) ([]cluster.Schedule, error)
 	PauseSchedule(ctx context.Context, name string, paused bool) (*cluster.Schedule, error)
 	RemoveSchedule(ctx context.Context, name string) error
-	AddWebhook(ctx context.Context, url string, events []string) (*cluster.Webhook, error)
+	AddWebhookWith(ctx context.Context, url string, events []string, o cluster.WebhookOptions) (*cluster.Webhook, error)
 	Webhooks(ctx context.Context) ([]cluster.Webhook, error)
 	RemoveWebhook(ctx context.Context, id session.ID) error
 	Deliveries(ctx context.Context, id session.ID, limit int) ([]cluster.Delivery, error)
@@ -57,8 +57,8 @@ func (r remoteOps) RemoveSchedule(ctx context.Context, name string) error {
 	return r.c.RemoveSchedule(ctx, name)
 }
 
-func (r remoteOps) AddWebhook(ctx context.Context, url string, events []string) (*cluster.Webhook, error) {
-	got, err := r.c.AddWebhook(ctx, url, events)
+func (r remoteOps) AddWebhookWith(ctx context.Context, url string, events []string, o cluster.WebhookOptions) (*cluster.Webhook, error) {
+	got, err := r.c.AddWebhookWith(ctx, url, events, o.Secret)
 	if err != nil {
 		return nil, err
 	}

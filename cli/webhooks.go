@@ -24,8 +24,9 @@ func (a *app) webhooksCmd() *cobra.Command {
 
 func (a *app) webhooksAddCmd() *cobra.Command {
 	var events []string
+	var ref string
 	c := &cobra.Command{
-		Use:   "add URL [--events done,failed,...]",
+		Use:   "add URL [--events done,failed,...] [--secret secret://env/NAME]",
 		Short: "Subscribe URL to run state changes; prints its secret once",
 		Long: `Subscribe URL to run state changes (all, or those of --events: queued,
 unroutable, running, waiting_approval, needs_review, done, failed, cancelled).
@@ -35,12 +36,15 @@ headers X-Rath-Timestamp (Unix seconds), X-Rath-Delivery (its id) and
 X-Rath-Signature: sha256=HEX, the HMAC-SHA256 keyed by the webhook's secret of
 the timestamp, ".", and the body (cluster.VerifyWebhook checks it in Go).
 A 2xx answer delivers it; 410 Gone unsubscribes the webhook; anything else is
-retried with backoff, up to 8 attempts. The secret is shown only here.`,
+retried with backoff, up to 8 attempts. The secret is shown only here; with
+--secret, the deliveries are signed with the key a secret reference names
+(secret://env/NAME, secret://file/PATH), which the store keeps instead of a
+value and each worker resolves as it delivers.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			return a.withCluster(ctx, func(cl adminOps) error {
-				h, err := cl.AddWebhook(ctx, args[0], events)
+				h, err := cl.AddWebhookWith(ctx, args[0], events, cluster.WebhookOptions{Secret: ref})
 				if errors.Is(err, cluster.ErrBadWebhook) {
 					return usageErr("%v", err)
 				}
@@ -50,10 +54,14 @@ retried with backoff, up to 8 attempts. The secret is shown only here.`,
 				if a.jsonOut {
 					return a.printJSON(struct {
 						*cluster.Webhook
-						Secret string `json:"secret"`
+						Secret string `json:"secret,omitempty"`
 					}{h, h.Secret})
 				}
 				fmt.Fprintln(a.stdout, h.ID)
+				if h.SecretRef != "" {
+					fmt.Fprintf(a.stderr, "webhook %s added for %s; its deliveries are signed with %s\n", h.ID, h.URL, h.SecretRef)
+					return nil
+				}
 				fmt.Fprintf(a.stdout, "secret: %s\n", h.Secret)
 				fmt.Fprintf(a.stderr, "webhook %s added for %s; keep its secret now: it will not be shown again\n", h.ID, h.URL)
 				return nil
@@ -61,6 +69,7 @@ retried with backoff, up to 8 attempts. The secret is shown only here.`,
 		},
 	}
 	c.Flags().StringSliceVar(&events, "events", nil, "the run states to deliver (default all): done,failed,...")
+	c.Flags().StringVar(&ref, "secret", "", "sign the deliveries with the key this secret reference names (secret://env/NAME, secret://file/PATH)")
 	return c
 }
 

@@ -17,8 +17,10 @@ type Webhook struct {
 	URL     string     `json:"url"`
 	Events  []string   `json:"events,omitempty"`
 	Created time.Time  `json:"created"`
-	// Secret signs the deliveries; AddWebhook's answer alone has it.
-	Secret string `json:"secret,omitempty"`
+	// Secret signs the deliveries; AddWebhook's answer alone has it. A
+	// webhook added with a secret reference has SecretRef instead.
+	Secret    string `json:"secret,omitempty"`
+	SecretRef string `json:"secret_ref,omitempty"`
 }
 
 // Delivery is one delivery of a run event to a webhook.
@@ -39,10 +41,18 @@ type Delivery struct {
 // returns the webhook with its secret, which the server does not show
 // again.
 func (c *Client) AddWebhook(ctx context.Context, url string, events []string) (*Webhook, error) {
+	return c.AddWebhookWith(ctx, url, events, "")
+}
+
+// AddWebhookWith is AddWebhook whose deliveries are signed with the key
+// secretRef refers to (secret://env/NAME, secret://file/PATH; "": a
+// random secret): the server keeps the reference, never a value.
+func (c *Client) AddWebhookWith(ctx context.Context, url string, events []string, secretRef string) (*Webhook, error) {
 	b, err := json.Marshal(struct {
 		URL    string   `json:"url"`
 		Events []string `json:"events,omitempty"`
-	}{url, events})
+		Secret string   `json:"secret,omitempty"`
+	}{url, events, secretRef})
 	if err != nil {
 		return nil, err
 	}

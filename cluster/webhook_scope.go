@@ -19,9 +19,9 @@ const (
 
 type ownerKey struct{}
 
-// AddWebhookIn is AddWebhook for a webhook of scope sc.
-func (c *Cluster) AddWebhookIn(ctx context.Context, sc store.Scope, rawURL string, events []string) (*Webhook, error) {
-	return c.AddWebhook(context.WithValue(ctx, ownerKey{}, sc), rawURL, events)
+// AddWebhookIn is AddWebhookWith for a webhook of scope sc.
+func (c *Cluster) AddWebhookIn(ctx context.Context, sc store.Scope, rawURL string, events []string, o WebhookOptions) (*Webhook, error) {
+	return c.AddWebhookWith(context.WithValue(ctx, ownerKey{}, sc), rawURL, events, o)
 }
 
 // ownerLabels are the scope labels of a webhook added under ctx.

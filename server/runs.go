@@ -86,6 +86,11 @@ type WebhookRequest struct {
 	URL string `json:"url"`
 	// Events are the run states delivered (all if empty).
 	Events []string `json:"events,omitempty"`
+	// Secret, if set, is a secret reference (secret://env/NAME,
+	// secret://file/PATH) to the key the deliveries are signed with: the
+	// store keeps the reference and each worker resolves it as it
+	// delivers. Empty: a random secret, in the answer only.
+	Secret string `json:"secret,omitempty"`
 }
 
 // ScheduleRequest is the body of POST /v1/schedules.

@@ -2,6 +2,8 @@ package server
 
 import (
 	"net/http"
+
+	"github.com/openrath/rath/secret"
 )
 
 // v1Webhooks answers GET /v1/webhooks: the webhooks, without their
@@ -22,6 +24,11 @@ func (s *Server) v1AddWebhook(w http.ResponseWriter, r *http.Request) {
 	req, err := decodeBodyOf[WebhookRequest](r.Body)
 	if err != nil {
 		v1BodyError(w, r, err)
+		return
+	}
+	if req.Secret != "" && !secret.IsRef(req.Secret) {
+		// Not echoed: it may be a key.
+		v1Errorf(w, r, http.StatusBadRequest, "\"secret\" is a secret reference (secret://env/NAME, secret://file/PATH), never a value, which the store would keep.")
 		return
 	}
 	ctx, cancel := detached(r)

@@ -220,14 +220,15 @@ func (c clusterRuns) webhookIn(ctx context.Context, sc store.Scope, id session.I
 	return nil
 }
 
-// newWebhook is a webhook as it is added: with its secret, shown once.
+// newWebhook is a webhook as it is added: with its secret, shown once (or
+// the reference to it, which the webhook's record shows).
 type newWebhook struct {
 	*cluster.Webhook
-	Secret string `json:"secret"`
+	Secret string `json:"secret,omitempty"`
 }
 
 func (c clusterRuns) AddWebhook(ctx context.Context, sc store.Scope, req server.WebhookRequest) (any, error) {
-	h, err := c.cl.AddWebhookIn(ctx, sc, req.URL, req.Events)
+	h, err := c.cl.AddWebhookIn(ctx, sc, req.URL, req.Events, cluster.WebhookOptions{Secret: req.Secret})
 	if err != nil {
 		return nil, kindOf(err)
 	}
