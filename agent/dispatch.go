@@ -49,6 +49,9 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 		if err := r.openSandbox(); err != nil {
 			return err
 		}
+		if err := r.markStarted(calls, run); err != nil {
+			return err
+		}
 	}
 	rsrc := make([][]tool.Resource, n) // what the calls that run touch
 	for _, i := range run {
@@ -94,7 +97,7 @@ func (r *run) served(calls []session.ToolCall, res []session.ToolResult, settled
 		return nil, nil
 	}
 	s, _, err := runctx.Served(r.ctx, r.s, r.node, func(c session.Chunk) bool {
-		return c.Approval != nil && session.IsReview(c.Approval.Verdict) &&
+		return c.Approval != nil && (session.IsReview(c.Approval.Verdict) || c.Approval.Verdict == session.VerdictStarted) &&
 			slices.ContainsFunc(calls, func(tc session.ToolCall) bool { return tc.ID == c.Approval.CallID })
 	})
 	r.s = s
@@ -124,6 +127,9 @@ func (r *run) served(calls []session.ToolCall, res []session.ToolResult, settled
 					res[i], settled[i] = rr, true
 				}
 				continue
+			}
+			if approvedNotStarted(r.s, c.ID) {
+				continue // approved after the record's pause, never begun: it runs now
 			}
 			if runctx.ReviewRequired(r.ctx) {
 				unsettled = append(unsettled, c)

@@ -338,11 +338,19 @@ func TestWorkerHealth(t *testing.T) {
 }
 
 // An agent's tool calls that need approval pause the run and free the
-// worker; each verdict from another process continues it.
+// worker; each verdict from another process continues it. A call to a tool
+// that is not idempotent runs once approved (marked as begun first), not
+// taken for one interrupted.
 func TestApproveToolCalls(t *testing.T) {
+	for _, idem := range []bool{true, false} {
+		t.Run(fmt.Sprintf("idempotent=%v", idem), func(t *testing.T) { testApproveToolCalls(t, idem) })
+	}
+}
+
+func testApproveToolCalls(t *testing.T, idem bool) {
 	backends(t, func(t *testing.T, e *env) {
 		e.worker("w1")
-		id := e.submit(`{"steps":2,"latency_ms":1,"idempotent":true,"tool_approval":true}`)
+		id := e.submit(fmt.Sprintf(`{"steps":2,"latency_ms":1,"idempotent":%v,"tool_approval":true}`, idem))
 		for step := 1; step <= 2; step++ {
 			e.waitState(id, cluster.StateWaitingApproval, 30*time.Second)
 			if c := e.effectCounts(); c[fmt.Sprintf("%s %d", id, step)] != 0 {
@@ -375,8 +383,12 @@ func TestApproveToolCalls(t *testing.T) {
 				verdicts = append(verdicts, a.Verdict+" by "+a.By)
 			}
 		}
-		if got := strings.Join(verdicts, ","); got != "requested by ,approved by erin,requested by ,rejected by erin" {
-			t.Fatalf("verdicts: %s", got)
+		want := "requested by ,approved by erin,requested by ,rejected by erin"
+		if !idem {
+			want = "requested by ,approved by erin,started by ,requested by ,rejected by erin"
+		}
+		if got := strings.Join(verdicts, ","); got != want {
+			t.Fatalf("verdicts: %s, want %s", got, want)
 		}
 		e.verify(id)
 	})

@@ -50,6 +50,12 @@ const (
 	VerdictHappened    = "happened"
 	VerdictNotHappened = "not_happened"
 	VerdictAborted     = "aborted"
+
+	// VerdictStarted marks an approved call to a tool that is not
+	// idempotent as begun, committed before it runs: a resumed run that
+	// finds the approval without it knows the call never ran (and runs
+	// it); with it and no result, the call's effect is unknown.
+	VerdictStarted = "started"
 )
 
 // IsReview reports whether verdict settles a review.
@@ -77,7 +83,7 @@ func (a *Approval) validate() error {
 	switch a.Verdict {
 	case VerdictRequested, VerdictApproved, VerdictRejected:
 		return nil
-	case VerdictHappened, VerdictNotHappened, VerdictAborted:
+	case VerdictHappened, VerdictNotHappened, VerdictAborted, VerdictStarted:
 		if a.CallID == "" {
 			return fmt.Errorf("%w: review verdict %q names no call", ErrInvalid, a.Verdict)
 		}
