@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"runtime/debug"
 	"strings"
 	"text/tabwriter"
@@ -373,7 +372,7 @@ func (a *app) serveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if loop, _ := loopbackListen(addr); !loop && token == "" && oidcIssuer == "" {
+			if loop, _ := server.LoopbackAddr(addr); !loop && token == "" && oidcIssuer == "" {
 				// Off loopback every request needs a credential: with none
 				// to check, the server could answer nobody.
 				some, err := o.Tokens.Any(cmd.Context())
@@ -404,17 +403,4 @@ func (a *app) serveCmd() *cobra.Command {
 	c.Flags().StringVar(&oidcIssuer, "oidc-issuer", "", "also accept OIDC/JWT bearer tokens from this issuer (claims tenant, project, grants: docs/auth.md)")
 	c.Flags().StringVar(&oidcAudience, "oidc-audience", "", "the audience OIDC tokens must name (with --oidc-issuer)")
 	return c
-}
-
-// loopbackListen reports whether a listen address binds loopback only.
-func loopbackListen(addr string) (bool, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false, err
-	}
-	if host == "localhost" {
-		return true, nil
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback(), nil
 }

@@ -19,9 +19,9 @@ func (s *Server) guardHost(h http.Handler) http.Handler {
 	})
 }
 
-// loopbackAddr reports whether a listen address ("host:port") binds only
+// LoopbackAddr reports whether a listen address ("host:port") binds only
 // loopback. An empty host binds every interface, so it is not loopback.
-func loopbackAddr(addr string) (bool, error) {
+func LoopbackAddr(addr string) (bool, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return false, fmt.Errorf("server: address %q: %w", addr, err)

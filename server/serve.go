@@ -41,7 +41,7 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 // On a listener that is not loopback-only, no request acts as the implicit
 // local principal.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
-	loop, err := loopbackAddr(l.Addr().String())
+	loop, err := LoopbackAddr(l.Addr().String())
 	if err != nil || !loop {
 		if !s.credentialed() {
 			l.Close()

@@ -130,7 +130,7 @@ func New(st store.Store, o Options) (*Server, error) {
 	if addr == "" {
 		addr = DefaultAddr
 	}
-	loop, err := loopbackAddr(addr)
+	loop, err := LoopbackAddr(addr)
 	if err != nil {
 		return nil, err
 	}
