@@ -169,8 +169,13 @@ func Open(ctx context.Context, cfg Config) (*Runtime, error) {
 	}
 	if cfg.Tracing != nil {
 		lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		follow, err := otel.StartLive(lctx, st, cfg.Tracing) // watching before any run commits
+		if err != nil {
+			stop()
+			return nil, errors.Join(err, st.Close())
+		}
 		r.stop, r.traced = stop, make(chan error, 1)
-		go func() { r.traced <- otel.Live(lctx, st, cfg.Tracing) }()
+		go func() { r.traced <- follow() }()
 	}
 	return r, nil
 }

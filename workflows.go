@@ -160,7 +160,7 @@ func (r *Runtime) Run(ctx context.Context, name string, opts ...RunOption) (*ses
 	if err := commitNew(ctx, r.Store, in); err != nil {
 		return nil, errors.Join(fmt.Errorf("rath: run %s: commit its input: %w", name, err), lk.release())
 	}
-	labels := map[string]string{RunWorkflowLabel: name, RunInputLabel: inputLabel(o.input)}
+	labels := map[string]string{RunWorkflowLabel: name, RunInputLabel: inputLabel(o.input), runctx.StartLabel: string(in.Head())}
 	if o.args != nil {
 		labels[RunArgsLabel] = argsLabel(o.args)
 	}

@@ -88,7 +88,7 @@ func Call(ctx context.Context, seg string, m Module, s *session.Session) (*sessi
 func Run(ctx context.Context, st store.Store, m Module, in *session.Session) (*session.Session, error) {
 	ctx = runctx.WithRun(ctx, in.ID(), st)
 	if st != nil {
-		if err := commitNew(ctx, st, in); err != nil {
+		if err := commitInput(ctx, st, in); err != nil {
 			return nil, err
 		}
 	}
@@ -109,6 +109,53 @@ func Run(ctx context.Context, st store.Store, m Module, in *session.Session) (*s
 // its committed steps: its output so far is not an output.
 func stopped(err error) bool {
 	return errors.Is(err, runctx.ErrYielded) || errors.Is(err, agent.ErrNeedsReview)
+}
+
+// commitInput commits a run's input in and records its head as the run's
+// start (runctx.StartLabel) unless a run on it began before. A resumed
+// run's input may be a prefix of the stored session (its modules committed
+// onto it what the resume repeats from the record): nothing is committed
+// then.
+func commitInput(ctx context.Context, st store.Store, in *session.Session) error {
+	info, err := st.Info(ctx, in.ID())
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("flow: commit %s: %w", in.ID(), err)
+		}
+		if err := st.Commit(ctx, in, ""); err != nil {
+			return fmt.Errorf("flow: commit %s: %w", in.ID(), err)
+		}
+	} else if info.Head != in.Head() {
+		held, err := holds(ctx, st, info, in)
+		if err != nil {
+			return err
+		}
+		if !held {
+			if err := st.Commit(ctx, in, info.Head); err != nil {
+				return fmt.Errorf("flow: commit %s: %w", in.ID(), err)
+			}
+		}
+	}
+	if info.Labels[runctx.StartLabel] != "" || in.Len() == 0 {
+		return nil
+	}
+	if err := st.SetLabel(ctx, in.ID(), runctx.StartLabel, string(in.Head())); err != nil {
+		return fmt.Errorf("flow: label %s: %w", in.ID(), err)
+	}
+	return nil
+}
+
+// holds reports whether the stored session info describes has s as a
+// prefix: s's head is its chunk at s's last position.
+func holds(ctx context.Context, st store.Store, info store.Info, s *session.Session) (bool, error) {
+	if s.Len() == 0 || info.Len < s.Len() {
+		return false, nil
+	}
+	cs, err := st.Range(ctx, s.ID(), s.Len()-1, s.Len())
+	if err != nil {
+		return false, fmt.Errorf("flow: read %s: %w", s.ID(), err)
+	}
+	return len(cs) == 1 && cs[0].ID == s.Head(), nil
 }
 
 // commitNew commits s unless the store holds it at this head already.

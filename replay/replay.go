@@ -103,7 +103,13 @@ func Resume(ctx context.Context, m flow.Module, st store.Store, runID session.ID
 			ids = append(ids, info.ID)
 		}
 	}
-	sessions := make([]*session.Session, 0, len(ids))
+	sessions := make([]*session.Session, 0, len(ids)+1)
+	// What modules committed onto the input itself is on the record too;
+	// the run starts again from the input it was given.
+	sessions = append(sessions, in)
+	if in, err = startOf(ctx, st, in); err != nil {
+		return nil, fmt.Errorf("replay: resume %s: %w", runID, err)
+	}
 	for _, id := range ids {
 		s, err := st.Load(ctx, id)
 		if err != nil {
@@ -116,6 +122,26 @@ func Resume(ctx context.Context, m flow.Module, st store.Store, runID session.ID
 	t.dropFailures()
 	ctx = runctx.WithPlayer(ctx, t)
 	return flow.Run(ctx, st, m, in)
+}
+
+// startOf is the run's input as the run began: the stored input session
+// in, rewound to the head its runctx.StartLabel names (in itself when the
+// label is missing, as on runs recorded before it was kept).
+func startOf(ctx context.Context, st store.Store, in *session.Session) (*session.Session, error) {
+	info, err := st.Info(ctx, in.ID())
+	if err != nil {
+		return nil, err
+	}
+	head := session.ChunkID(info.Labels[runctx.StartLabel])
+	if head == "" || head == in.Head() {
+		return in, nil
+	}
+	for i := in.Len() - 1; i >= 0; i-- {
+		if in.Chunk(i).ID == head {
+			return in.Rewind(i + 1)
+		}
+	}
+	return nil, fmt.Errorf("the input's start %s (label %s) is not in its chain", head, runctx.StartLabel)
 }
 
 // Fork branches a recorded run at chunk n: the first n chunks replay

@@ -70,10 +70,25 @@ const resyncSlack = time.Minute
 // Live returns nil when ctx ends, and an error if st cannot be watched or
 // its watch ends first (the store closed).
 func Live(ctx context.Context, st store.Store, tp trace.TracerProvider) error {
+	follow, err := StartLive(ctx, st, tp)
+	if err != nil {
+		return err
+	}
+	return follow()
+}
+
+// StartLive watches st at once and returns the function that emits the
+// spans, as Live does: a caller that runs it in a goroutine misses no
+// commit made after StartLive returned.
+func StartLive(ctx context.Context, st store.Store, tp trace.TracerProvider) (follow func() error, err error) {
 	evs, err := st.Watch(ctx)
 	if err != nil {
-		return fmt.Errorf("otel live: watch: %w", err)
+		return nil, fmt.Errorf("otel live: watch: %w", err)
 	}
+	return func() error { return live1(ctx, st, tp, evs) }, nil
+}
+
+func live1(ctx context.Context, st store.Store, tp trace.TracerProvider, evs <-chan store.Event) error {
 	l := newLive(ctx, st, tp)
 	defer l.stop()
 	tick := time.NewTicker(pollInterval)
