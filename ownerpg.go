@@ -155,7 +155,11 @@ func (o *pgOwner) unlock(l *pgLock) error {
 	}
 	delete(o.held, l.key)
 	var err error
-	if o.cn != nil && !o.cn.IsClosed() && len(o.held) > 0 {
+	if o.cn != nil && !o.cn.IsClosed() {
+		// Unlocked before the connection closes, if it does: a server
+		// frees a closed connection's locks only once its backend has
+		// seen the close, and the run may be taken up again at once
+		// (resumed after a review, say).
 		_, err = o.cn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, l.key)
 	}
 	stop, stopped := o.closeIfIdle()

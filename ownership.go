@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -81,6 +82,20 @@ func (r *Runtime) finish(o *ownership, name string, out *session.Session, err er
 		err = errors.Join(err, ErrOwnerLost)
 	}
 	o.cancel(nil)
+	var u *agent.Unsettled
+	if errors.As(err, &u) {
+		// It waits for a person, unfinished: Review, then Resume.
+		rerr := r.needsReview(ctx0(o), o.run, u, err)
+		return out, errors.Join(rerr, o.lock.release())
+	}
+	if stopped, ierr := interrupted(o.run, err); stopped {
+		// Unfinished: its sessions stay as they are, and with its owner
+		// gone the run is shown interrupted, for Resume.
+		if rerr := o.lock.release(); rerr != nil {
+			ierr = errors.Join(ierr, rerr)
+		}
+		return out, ierr
+	}
 	// The end is written even when the run ended because its context did.
 	ctx := context.WithoutCancel(o.fence)
 	status := store.StatusClosed
@@ -127,3 +142,7 @@ func commitNew(ctx context.Context, st store.Store, s *session.Session) error {
 	}
 	return st.Commit(ctx, s, prev)
 }
+
+// ctx0 is the context an ownership writes its run's last words in: fenced,
+// and not cancelled with the run.
+func ctx0(o *ownership) context.Context { return context.WithoutCancel(o.fence) }

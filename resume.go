@@ -29,7 +29,7 @@ import (
 // checked from here (ErrOwnerUnknown), a run that finished
 // (ErrRunFinished), one whose workflow is not registered
 // (ErrUnknownWorkflow) and a session that is no such run (ErrNotARun).
-// Only Run's OnStart applies. The output is returned with any error.
+// Run's OnStart and StopOn apply. The output is returned with any error.
 func (r *Runtime) Resume(ctx context.Context, id session.ID, opts ...RunOption) (*session.Session, error) {
 	ctx = r.WithPolicy(ctx)
 	var o runOptions
@@ -84,7 +84,9 @@ func (r *Runtime) Resume(ctx context.Context, id session.ID, opts ...RunOption) 
 		return r.finish(own, w.Name, out, nil)
 	}
 	r.endAttempt(own.fence, run)
-	out, err := replay.Resume(flow.WithOutputLabels(own.ctx, map[string]string{WorkflowLabel: w.Name}), m, r.Store, run)
+	rctx, stopped := o.stoppable(runctx.WithReview(own.ctx)) // a call whose effect is unknown waits for a person
+	out, err := replay.Resume(flow.WithOutputLabels(rctx, map[string]string{WorkflowLabel: w.Name}), m, r.Store, run)
+	stopped()
 	return r.finish(own, w.Name, out, err)
 }
 

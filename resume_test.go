@@ -197,6 +197,28 @@ func resumeAfterKill(t *testing.T, home, storeURL string) {
 			partial = id
 		}
 	}
+	// h1, cut short by the kill, is not made again: the run waits for a
+	// person to say whether its effect happened.
+	_, err = rt.Resume(ctx, partial)
+	if !errors.Is(err, rath.ErrNeedsReview) || !strings.Contains(err.Error(), "hold (h1)") {
+		t.Fatalf("resume of a run cut inside a call to a tool that is not idempotent: %v", err)
+	}
+	if got := statuses(t, rt, run); got[run] != rath.StatusNeedsReview {
+		t.Fatalf("a run waiting for a review: %v", got)
+	}
+	if u, err := rt.Unsettled(ctx, partial); err != nil || u == nil || len(u.Calls) != 1 || u.Calls[0].ID != "h1" {
+		t.Fatalf("unsettled: %+v, %v", u, err)
+	}
+	if _, err := rt.Resume(ctx, run); !errors.Is(err, rath.ErrNeedsReview) {
+		t.Fatalf("resumed again unsettled: %v", err)
+	}
+	// The effects log says it happened.
+	if err := rt.Review(ctx, run, rath.ReviewOptions{Verdict: session.VerdictHappened, Result: "done h1", By: "test", Reason: "the effects log has h1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Review(ctx, run, rath.ReviewOptions{Verdict: session.VerdictHappened, By: "test"}); !errors.Is(err, rath.ErrNotWaiting) {
+		t.Fatalf("a second review: %v", err)
+	}
 	out, err := rt.Resume(ctx, partial)
 	if err != nil {
 		t.Fatal(err)
@@ -210,8 +232,8 @@ func resumeAfterKill(t *testing.T, home, storeURL string) {
 			results[c.ToolResult.CallID] = c.ToolResult
 		}
 	}
-	if r := results["h1"]; r == nil || r.Error == nil || r.Error.Kind != session.ToolErrInterrupted {
-		t.Fatalf("h1, cut short by the kill, is not recorded interrupted: %+v", r)
+	if r := results["h1"]; r == nil || r.Error != nil || r.Content != "done h1" {
+		t.Fatalf("h1, settled as happened, has not the result the review gave: %+v", r)
 	}
 	if r := results["h2"]; r == nil || r.Error != nil || r.Content != "done h2" {
 		t.Fatalf("h2: %+v", r)
@@ -232,7 +254,7 @@ func resumeAfterKill(t *testing.T, home, storeURL string) {
 	}
 
 	after := statuses(t, rt, run)
-	if after[run] != store.StatusClosed || after[out.ID()] != store.StatusClosed || after[partial] != store.StatusFailed {
+	if after[run] != store.StatusClosed || after[out.ID()] != store.StatusClosed || after[partial] == store.StatusOpen || after[partial] == rath.StatusInterrupted {
 		t.Fatalf("after the resume: %v (run %s, output %s, partial %s)", after, run, out.ID(), partial)
 	}
 	if _, err := rt.Resume(ctx, run); !errors.Is(err, rath.ErrRunFinished) {
@@ -246,8 +268,8 @@ func resumeAfterKill(t *testing.T, home, storeURL string) {
 	if err := jsonLabel(info, rath.OwnerLabel, &o); err != nil {
 		t.Fatal(err)
 	}
-	if o.PID != os.Getpid() || o.Epoch != 2 {
-		t.Fatalf("owner after the resume: %+v", o)
+	if o.PID != os.Getpid() || o.Epoch != 5 { // the run, two resumes that stopped for review, the review, the resume
+		t.Fatalf("owner after the resume: %s, epoch %d", o, o.Epoch)
 	}
 	if storeURL == "" {
 		if o.Lock != rath.LockFile {

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -21,6 +22,8 @@ type runOptions struct {
 	args    map[string]string
 	from    session.ID
 	started func(run session.ID)
+	stop    <-chan struct{}
+	grace   time.Duration
 }
 
 // RunInput gives the run its input text, for the workflow's Build to read

@@ -159,6 +159,9 @@ func (r *Runtime) Statuses(ctx context.Context, infos []store.Info) []store.Stat
 		}
 		if gone {
 			out[i] = StatusInterrupted
+			if run == info.ID && info.Labels[ReviewLabel] != "" {
+				out[i] = StatusNeedsReview
+			}
 		}
 	}
 	return out

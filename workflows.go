@@ -169,7 +169,9 @@ func (r *Runtime) Run(ctx context.Context, name string, opts ...RunOption) (*ses
 		return nil, fmt.Errorf("rath: run %s: %w", name, err)
 	}
 	o.start(in.ID())
-	out, err := flow.Run(flow.WithOutputLabels(own.ctx, map[string]string{WorkflowLabel: name}), r.Store, m, in)
+	rctx, stopped := o.stoppable(own.ctx)
+	out, err := flow.Run(flow.WithOutputLabels(rctx, map[string]string{WorkflowLabel: name}), r.Store, m, in)
+	stopped()
 	return r.finish(own, name, out, err)
 }
 

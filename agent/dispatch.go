@@ -69,8 +69,11 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 	if r.lease != nil {
 		env.Sandbox = r.lease.Sandbox
 	}
-	r.runCalls(env, calls, rsrc, res, run)
+	cut := r.runCalls(env, calls, rsrc, res, run)
 	for i := range res {
+		if cut != nil && cut[i] {
+			continue // cut short by a stop: its effect is unknown, it has no result
+		}
 		var rec *session.ToolResult // the record's own result, as the player gave it
 		if recorded != nil {
 			rec = recorded[i]
@@ -81,6 +84,9 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 		if !r.emit(Event{Kind: ToolCallEnd, Step: step, Result: &res[i]}) {
 			return nil
 		}
+	}
+	if slices.Contains(cut, true) {
+		return runctx.ErrInterrupted
 	}
 	return nil
 }
@@ -148,25 +154,59 @@ func (r *run) served(calls []session.ToolCall, res []session.ToolResult, settled
 // runCalls runs the calls at indexes idx, each after the earlier ones it
 // conflicts with; a lone call runs inline (the common case: nothing to
 // schedule).
-func (r *run) runCalls(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult, idx []int) {
+// It reports, by call, those a stop cut short (runctx.WithStop): not
+// started, or cancelled past the grace period, their effect unknown.
+func (r *run) runCalls(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult, idx []int) []bool {
+	var cut []bool
 	if len(idx) == 1 {
-		r.runOne(env, calls, rsrc, res, idx[0])
-		return
+		r.runOne(env, calls, rsrc, res, idx[0], &cut)
+		return cut
 	}
-	r.runConcurrently(env, calls, rsrc, res, idx)
+	var mu sync.Mutex
+	r.runConcurrently(env, calls, rsrc, res, idx, &cut, &mu)
+	return cut
 }
 
-// runOne runs call i.
-func (r *run) runOne(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult, i int) {
+// runOne runs call i, noting in *cut (under mu, if given) whether a stop
+// cut it short.
+func (r *run) runOne(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult, i int, cut *[]bool, mu ...*sync.Mutex) {
 	env.CallID = calls[i].ID
 	env.IdempotencyKey = idempotencyKey(runctx.ID(r.ctx), r.node, calls[i].ID)
-	res[i] = r.call(env, calls[i], rsrc[i])
+	var short bool
+	res[i], short = r.callStoppable(env, calls[i], rsrc[i])
+	if !short {
+		return
+	}
+	if len(mu) > 0 {
+		mu[0].Lock()
+		defer mu[0].Unlock()
+	}
+	if *cut == nil {
+		*cut = make([]bool, len(calls))
+	}
+	(*cut)[i] = true
+}
+
+// callStoppable runs one call under a run that may be asked to stop: a
+// call not yet begun when the run was abandoned does not start, one that
+// fails once it was abandoned has an unknown effect; both are cut short.
+func (r *run) callStoppable(env tool.Env, c session.ToolCall, rs []tool.Resource) (session.ToolResult, bool) {
+	if runctx.Abandoned(r.ctx) {
+		return session.ToolResult{}, true
+	}
+	ctx, cancel := runctx.UntilAbandoned(r.ctx)
+	defer cancel()
+	out := r.call(ctx, env, c, rs)
+	if runctx.Abandoned(r.ctx) && out.Error != nil && r.ctx.Err() == nil {
+		return out, true
+	}
+	return out, false
 }
 
 // runConcurrently runs the calls at indexes idx, each after the earlier
 // ones it conflicts with.
-func (r *run) runConcurrently(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult, idx []int) {
-	one := func(i int) { r.runOne(env, calls, rsrc, res, i) }
+func (r *run) runConcurrently(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult, idx []int, cut *[]bool, mu *sync.Mutex) {
+	one := func(i int) { r.runOne(env, calls, rsrc, res, i, cut, mu) }
 	done := make([]chan struct{}, len(idx)) // by position in idx
 	var wg sync.WaitGroup
 	for k, i := range idx {
@@ -211,8 +251,9 @@ func (r *run) openSandbox() error {
 	return nil
 }
 
-// call runs one tool call and returns its evidence.
-func (r *run) call(env tool.Env, c session.ToolCall, rs []tool.Resource) session.ToolResult {
+// call runs one tool call under ctx (the run's, or one a stop cancels)
+// and returns its evidence.
+func (r *run) call(rctx context.Context, env tool.Env, c session.ToolCall, rs []tool.Resource) session.ToolResult {
 	out := session.ToolResult{CallID: c.ID, Tool: c.Name, Args: c.Args}
 	if env.Sandbox != nil {
 		out.SandboxID = env.Sandbox.ID()
@@ -239,11 +280,11 @@ func (r *run) call(env tool.Env, c session.ToolCall, rs []tool.Resource) session
 	if env.Sandbox != nil && writes(rs) {
 		mark, _ = env.Sandbox.Mark(r.ctx) // no mark, no effects: the call still runs
 	}
-	ctx, cancel := ru.within(r.ctx)
+	ctx, cancel := ru.within(rctx)
 	start := time.Now()
 	content, err := t.Call(ctx, env, c.Args)
 	out.Duration = time.Since(start)
-	timedOut := err != nil && errors.Is(context.Cause(ctx), errPolicyTimeout) && r.ctx.Err() == nil
+	timedOut := err != nil && errors.Is(context.Cause(ctx), errPolicyTimeout) && rctx.Err() == nil
 	cancel()
 	limit, note := r.a.cfg.ResultLimit, ""
 	if m := ru.limits.MaxOutputBytes; m > 0 && m < limit {

@@ -211,6 +211,14 @@ func (r *run) toolStep(step int, calls []session.ToolCall, refused map[string]se
 			r.yield(Event{Kind: Done, Session: r.s}, err)
 			return false
 		}
+		if errors.Is(err, runctx.ErrInterrupted) {
+			// The results known are committed; a call cut short has none.
+			if cerr := r.commit(context.WithoutCancel(r.ctx)); cerr != nil {
+				err = errors.Join(err, cerr)
+			}
+			r.yield(Event{Kind: Done, Session: r.s}, err)
+			return false
+		}
 		r.fail(failureCode(err), err)
 		return false
 	}
@@ -292,15 +300,25 @@ func (r *run) callModel(step int) (*model.Response, *session.ModelCall, error) {
 	}
 	if runctx.SliceOver(r.ctx) {
 		// The step will be taken again, and decided again then.
-		if s, err := r.s.Rewind(before); err == nil {
-			r.s = s
-		}
+		r.rewind(before)
 		return nil, nil, runctx.ErrYielded
 	}
-	ctx, cancel := ru.within(r.ctx)
+	if runctx.Stopping(r.ctx) {
+		r.rewind(before)
+		return nil, nil, runctx.ErrInterrupted
+	}
+	// A model call has no effect: a stop cuts it, and the step is taken
+	// again on resume.
+	sctx, scancel := runctx.UntilStopping(r.ctx)
+	defer scancel()
+	ctx, cancel := ru.within(sctx)
 	defer cancel()
 	var resp *model.Response
 	for ev, err := range r.a.cfg.Model.Stream(ctx, req) {
+		if err != nil && runctx.Stopping(r.ctx) && r.ctx.Err() == nil {
+			r.rewind(before)
+			return nil, nil, runctx.ErrInterrupted
+		}
 		if err != nil {
 			if cause := context.Cause(ctx); errors.Is(cause, errPolicyTimeout) && r.ctx.Err() == nil {
 				err = fmt.Errorf("%w: %w", cause, err)
@@ -323,7 +341,21 @@ func (r *run) callModel(step int) (*model.Response, *session.ModelCall, error) {
 	if resp == nil {
 		return nil, nil, fmt.Errorf("%w: the stream ended without a response", model.ErrMalformed)
 	}
+	if len(resp.ToolCalls) > 0 && runctx.Stopping(r.ctx) {
+		// Asked to stop before the calls start: none is made, and the
+		// step is taken again on resume.
+		r.rewind(before)
+		return nil, nil, runctx.ErrInterrupted
+	}
 	return resp, ptr(resp.Record(req, r.a.cfg.Model.Name(), !req.NoStream)), nil
+}
+
+// rewind drops what the current step added to the session since it had n
+// chunks (a step taken again later).
+func (r *run) rewind(n int) {
+	if s, err := r.s.Rewind(n); err == nil {
+		r.s = s
+	}
 }
 
 // responseOf is the response a model_call chunk records.

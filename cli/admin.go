@@ -109,10 +109,14 @@ session, or one imported from OpenRath-Python) instead of on the workflow's own 
 			opts = append(opts, rath.OnStart(func(id session.ID) {
 				run, p = id, a.progressLive(fmt.Sprintf("run %s %s", name, id), live)
 			}))
+			opts = append(opts, a.stopOn(cmd.Context())...)
 			out, err := rt.Run(cmd.Context(), name, opts...)
 			stop()
 			if p != nil {
 				p.done(err)
+			}
+			if errors.Is(err, rath.ErrInterrupted) {
+				return a.interrupted(cmd.Context(), run, err)
 			}
 			if errors.Is(err, rath.ErrUnknownWorkflow) {
 				return usageErr("%s (registered: %s)", strings.TrimPrefix(err.Error(), "rath: "), workflowNames())
@@ -126,6 +130,7 @@ session, or one imported from OpenRath-Python) instead of on the workflow's own 
 	}
 	c.Flags().StringVar(&input, "input", "", "the run's input: TEXT, @FILE or - for stdin (for a workflow that takes input)")
 	c.Flags().StringVar(&from, "from", "", "run on a fork of this stored session instead of the workflow's own input")
+	a.graceFlag(c)
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "print only the output session id")
 	c.Flags().StringArrayVar(&argFlags, "arg", nil, "a parameter of the workflow, k=v (repeatable; `rath run` lists each workflow's parameters)")
 	return c

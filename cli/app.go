@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -44,6 +45,7 @@ type app struct {
 	home, storeURL string
 	memoryURL      string
 	jsonOut        bool
+	grace          time.Duration // rath run and resume: how long a stopping run waits for its tool calls
 	// serverURL and serverToken, if set, send the cluster's commands to
 	// an Agent Server (--server, --server-token).
 	serverURL, serverToken string

@@ -25,11 +25,18 @@ import (
 )
 
 // Main runs the command line on the process's arguments and streams, and
-// exits with its exit code. SIGINT and SIGTERM cancel the command.
+// exits with its exit code. The first SIGINT or SIGTERM stops a run at
+// its next safe point, leaving it interrupted and resumable, and cancels
+// any other command (a worker drains); a second one exits at once.
 func Main(opts ...Option) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, opts...)
-	stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	in := newInterrupt(cancel, os.Exit)
+	go in.watch(sigs)
+	code := Run(withInterrupt(ctx, in), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, opts...)
+	signal.Stop(sigs)
+	cancel()
 	os.Exit(code)
 }
 

@@ -549,12 +549,17 @@ func (a *app) pendingCmd() *cobra.Command {
 }
 
 func (a *app) reviewCmd() *cobra.Command {
-	var happened, notHappened, abort bool
+	var happened, notHappened, abort, quiet bool
 	var result, call, reason, by string
 	c := &cobra.Command{
 		Use:   "review ID --happened [--result @FILE] | --not-happened | --abort",
 		Short: "Settle a run waiting in needs_review: did the interrupted call's effect happen?",
-		Args:  cobra.ExactArgs(1),
+		Long: `Settle a run waiting in needs_review: a call to a tool that is not idempotent was made when the
+run stopped (its process was killed, or it was stopped past its grace period) and nobody knows
+whether its effect happened. --happened takes it as done (--result gives what it returned);
+--not-happened makes it again; --abort ends the run failed. A run started by "rath run" is then
+resumed here; a cluster's run is continued by its workers.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			id, err := sessionID(args[0])
@@ -580,6 +585,9 @@ func (a *app) reviewCmd() *cobra.Command {
 					return err
 				}
 			}
+			if local, err := a.reviewLocal(ctx, id, o, quiet); local {
+				return err
+			}
 			cl, err := a.ops(ctx)
 			if err != nil {
 				return err
@@ -599,6 +607,7 @@ func (a *app) reviewCmd() *cobra.Command {
 	c.Flags().StringVar(&call, "call", "", "settle this call only (default: every unsettled call)")
 	c.Flags().StringVar(&reason, "reason", "", "why")
 	c.Flags().StringVar(&by, "by", whoAmI(), "who settles")
+	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "a run started by rath run: print only its output session id once resumed")
 	return c
 }
 

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/openrath/rath"
 )
 
 // progress reports long work: on a terminal one line rewritten in place
@@ -76,7 +79,10 @@ func (p *progress) done(err error) {
 		p.wg.Wait()
 		if p.tty {
 			state := "done"
-			if err != nil {
+			switch {
+			case errors.Is(err, rath.ErrInterrupted):
+				state = "interrupted"
+			case err != nil:
 				state = "failed"
 			}
 			fmt.Fprintf(p.w, "\r\033[K%s: %s in %s%s\n", p.what, state, time.Since(p.start).Round(time.Millisecond), p.detail())

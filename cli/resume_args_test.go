@@ -100,8 +100,21 @@ func TestResumeWithArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out := rathOK(t, home, "resume", m[1])
+	// The call the kill cut short is not made again unsettled.
+	code, _, errs := rathIn(t, home, "", "resume", m[1])
+	if code != 1 || !strings.Contains(errs, "needs a review") || !strings.Contains(errs, "review "+m[1]+" --happened") {
+		t.Fatalf("rath resume %s of a run cut inside a call: exit %d\n%s", m[1], code, errs)
+	}
+	if ls := rathOK(t, home, "ls", "--status", "needs_review"); !strings.Contains(ls, m[1]) {
+		t.Fatalf("rath ls --status needs_review:\n%s", ls)
+	}
+	// Settled as not happened, the call is made again, and the run goes
+	// on here.
+	out := rathOK(t, home, "review", m[1], "--not-happened", "--reason", "the tool never got past its block")
 	if !strings.HasPrefix(out, "answer     held in "+filepath.Base(dir)+"\n") {
-		t.Fatalf("rath resume %s:\n%s", m[1], out)
+		t.Fatalf("rath review %s:\n%s", m[1], out)
+	}
+	if code, _, errs := rathIn(t, home, "", "review", m[1], "--happened"); code != 1 || !strings.Contains(errs, "waits for no review") {
+		t.Fatalf("a second review: exit %d\n%s", code, errs)
 	}
 }

@@ -19,8 +19,8 @@ func parseStatuses(arg string) ([]store.Status, error) {
 			continue
 		}
 		st := store.Status(s)
-		if !st.Valid() && st != rath.StatusInterrupted {
-			return nil, usageErr("unknown status %q (open, active, paused, interrupted, closed, archived, failed)", s)
+		if !st.Valid() && st != rath.StatusInterrupted && st != rath.StatusNeedsReview {
+			return nil, usageErr("unknown status %q (open, active, paused, interrupted, needs_review, closed, archived, failed)", s)
 		}
 		out = append(out, st)
 	}
@@ -36,7 +36,7 @@ func listJudged(ctx context.Context, rt *rath.Runtime, f store.Filter, want []st
 	judged := false
 	for _, s := range want {
 		stored := []store.Status{s}
-		if s == rath.StatusInterrupted {
+		if s == rath.StatusInterrupted || s == rath.StatusNeedsReview {
 			stored = []store.Status{store.StatusOpen, store.StatusActive, store.StatusPaused}
 		}
 		for _, st := range stored {
@@ -71,12 +71,15 @@ func listJudged(ctx context.Context, rt *rath.Runtime, f store.Filter, want []st
 
 // resumeHint is what show adds to an interrupted session's status.
 func resumeHint(info store.Info) string {
-	if info.Status != rath.StatusInterrupted {
-		return ""
-	}
 	run := string(info.ID)
 	if info.Labels[rath.OwnerLabel] == "" {
 		run = info.Labels[runctx.Label]
 	}
-	return fmt.Sprintf("  (its process died; rath resume %s finishes it)", run)
+	switch info.Status {
+	case rath.StatusInterrupted:
+		return fmt.Sprintf("  (it stopped unfinished; rath resume %s finishes it)", run)
+	case rath.StatusNeedsReview:
+		return fmt.Sprintf("  (a call's effect is unknown; rath review %s --happened|--not-happened|--abort settles it)", run)
+	}
+	return ""
 }

@@ -223,13 +223,56 @@ func (c *built) checkFinished(run, out session.ID) int {
 			c.t.Fatalf("run %s: effect %d happened %d times", run, n, effects[n])
 		case r.Error == nil && effects[n] != 1:
 			c.t.Fatalf("run %s: call_%d succeeded, but its effect happened %d times", run, n, effects[n])
-		case r.Error != nil && r.Error.Kind != session.ToolErrInterrupted:
-			c.t.Fatalf("run %s: call_%d failed: %+v", run, n, r.Error)
 		case r.Error != nil:
+			c.t.Fatalf("run %s: call_%d failed: %+v", run, n, r.Error)
+		}
+	}
+	for _, ch := range chunks {
+		if a := ch.Approval; a != nil && session.IsReview(a.Verdict) {
 			cut++
 		}
 	}
 	return cut
+}
+
+// finish resumes an interrupted run to its end and returns its output.
+// A run that stops for a review (a call cut short whose effect is
+// unknown) is settled as a truthful person would: the effect log says
+// whether the call's effect happened.
+func (c *built) finish(run session.ID) session.ID {
+	c.t.Helper()
+	out, errs, code := c.run("resume", "--quiet", string(run))
+	for range 2 {
+		if code == 0 {
+			return session.ID(strings.TrimSpace(out))
+		}
+		if !strings.Contains(errs, "needs a review") {
+			break
+		}
+		out, errs, code = c.run(append([]string{"review", string(run), "--quiet"}, c.verdict(run)...)...)
+	}
+	c.t.Fatalf("rath resume %s: exit %d\n%s", run, code, errs)
+	return ""
+}
+
+// verdict is what the effect log says of the call run waits on.
+func (c *built) verdict(run session.ID) []string {
+	c.t.Helper()
+	info, _ := c.show(run)
+	var u struct {
+		Calls []session.ToolCall `json:"calls"`
+	}
+	if err := json.Unmarshal([]byte(info.Labels[rath.ReviewLabel]), &u); err != nil || len(u.Calls) != 1 {
+		c.t.Fatalf("run %s waits on %q: %v", run, info.Labels[rath.ReviewLabel], err)
+	}
+	n, err := strconv.Atoi(strings.TrimPrefix(u.Calls[0].ID, "call_"))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if c.effects()[run][n] == 1 {
+		return []string{"--happened"}
+	}
+	return []string{"--not-happened"}
 }
 
 // outputOf finds the output of a finished run in a listing.
@@ -310,13 +353,21 @@ func killedInsideATool(t *testing.T, c *built) {
 	setWorkflow("cluster")
 	rt.Close()
 
-	// Resumed by its agent's session: the run is found.
-	out := session.ID(strings.TrimSpace(c.ok("resume", "--quiet", string(partial))))
-	c.checkFinished(run, out)
+	// Resumed by its agent's session: the run is found, and waits for a
+	// person to say whether call_2, cut short by the kill, took effect.
+	c.fails(1, "needs a review: the call to record_effect (call_2)", "resume", string(partial))
+	if _, ok := c.ls("--status", "needs_review")[run]; !ok {
+		t.Fatalf("--status needs_review does not list run %s", run)
+	}
+	c.fails(1, "needs a review", "resume", string(run))
+	out := session.ID(strings.TrimSpace(c.ok("review", string(run), "--happened", "--result", "recorded effect 2", "--quiet")))
+	if c.checkFinished(run, out) != 1 {
+		t.Fatalf("run %s: call_2 was not settled by one review", run)
+	}
 	_, chunks := c.show(out)
 	for _, ch := range chunks {
-		if r := ch.ToolResult; r != nil && (r.Error != nil) != (r.CallID == "call_2") {
-			t.Fatalf("only call_2, cut short by the kill, is interrupted: %+v", r)
+		if r := ch.ToolResult; r != nil && r.CallID == "call_2" && r.Content != "recorded effect 2" {
+			t.Fatalf("call_2 has not the result its review gave: %+v", r)
 		}
 	}
 	if effects := c.effects()[run]; len(effects) != steps {
@@ -348,7 +399,7 @@ func (c *built) killAfter(cmd *exec.Cmd, errb *bytes.Buffer, begin time.Time, de
 	}
 	ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	killed = ws.Signaled() && ws.Signal() == syscall.SIGKILL
-	if !killed && err != nil {
+	if !killed && err != nil && !strings.Contains(errb.String(), "needs a review") { // a resume stops for one
 		c.t.Fatalf("rath %s: %v\n%s", strings.Join(cmd.Args[1:], " "), err, errb)
 	}
 	return killed, took
@@ -438,24 +489,30 @@ func killedAtRandom(t *testing.T, c *built) {
 			t.Fatalf("run %s is %s after rath run ended (killed: %v)", run, st, killed)
 		}
 		// Resume it; a third of the resumes are killed too.
-		for st == rath.StatusInterrupted {
-			if _, ok := c.ls("--status", "interrupted")[run]; !ok {
-				t.Fatalf("--status interrupted does not list run %s", run)
+		for st == rath.StatusInterrupted || st == rath.StatusNeedsReview {
+			if _, ok := c.ls("--status", string(st))[run]; !ok {
+				t.Fatalf("--status %s does not list run %s", st, run)
 			}
 			if rng.IntN(3) > 0 {
-				out := session.ID(strings.TrimSpace(c.ok("resume", "--quiet", string(run))))
+				out := c.finish(run)
 				if c.checkFinished(run, out) > 0 {
 					inCall++
 				}
 				st, checked = store.StatusClosed, true
 				break
 			}
-			if startAndKill("resume", string(run)) {
+			if st == rath.StatusNeedsReview {
+				c.run(append([]string{"review", string(run), "--quiet"}, c.verdict(run)...)...)
+				if startAndKill("resume", string(run)) {
+					kills++
+					resumesKilled++
+				}
+			} else if startAndKill("resume", string(run)) {
 				kills++
 				resumesKilled++
 			}
 			all = c.afterKill()
-			if st = all[run].Status; st != store.StatusClosed && st != rath.StatusInterrupted {
+			if st = all[run].Status; st != store.StatusClosed && st != rath.StatusInterrupted && st != rath.StatusNeedsReview {
 				t.Fatalf("run %s is %s after rath resume ended", run, st)
 			}
 		}
@@ -472,7 +529,7 @@ func killedAtRandom(t *testing.T, c *built) {
 	if interrupted == 0 {
 		t.Fatal("no kill interrupted a run")
 	}
-	t.Logf("%d kills (%d of them of rath resume): %d interrupted runs resumed, %d of them cut inside a tool call",
+	t.Logf("%d kills (%d of them of rath resume): %d interrupted runs resumed, %d of them cut inside a tool call and settled by a review",
 		kills, resumesKilled, interrupted, inCall)
 	c.ok("verify")
 }
