@@ -112,6 +112,12 @@ func (r *Runtime) finish(o *ownership, name string, out *session.Session, err er
 			err = serr
 		}
 	}
+	// A run that ended ends its sessions too, before its input says so.
+	if status == store.StatusClosed || status == store.StatusFailed {
+		if serr := r.endSessions(ctx, o.run, status); serr != nil && err == nil {
+			err = serr
+		}
+	}
 	if serr := store.MoveTo(ctx, r.Store, o.run, status); serr != nil && err == nil {
 		err = serr
 	}
