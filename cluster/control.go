@@ -97,6 +97,9 @@ func (c *Cluster) finishCancel(ctx context.Context, run *Run, who string) error 
 	if err := c.record(ctx, run, note); err != nil {
 		return err
 	}
+	if err := c.endSessions(ctx, run, StateCancelled); err != nil {
+		return err
+	}
 	if err := run.move(ctx, c.rt.Store, StateCancelled); err != nil {
 		return err
 	}

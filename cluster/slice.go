@@ -270,6 +270,9 @@ func (w *Worker) settle(ctx, fctx context.Context, run *Run, out *session.Sessio
 		if serr := store.MoveTo(fctx, st, out.ID(), store.StatusClosed); serr != nil {
 			return w.lost(serr)
 		}
+		if eerr := w.c.endSessions(fctx, run, StateDone); eerr != nil {
+			return w.lost(eerr)
+		}
 		if merr := run.move(fctx, st, StateDone); merr != nil {
 			return w.lost(merr)
 		}
@@ -322,6 +325,9 @@ func (c *Cluster) fail(ctx context.Context, run *Run, out *session.Session, err 
 		run.Output = out.ID()
 		_ = c.rt.Store.SetLabel(ctx, out.ID(), rath.WorkflowLabel, run.Workflow)
 		_ = store.MoveTo(ctx, c.rt.Store, out.ID(), store.StatusFailed)
+	}
+	if eerr := c.endSessions(ctx, run, StateFailed); eerr != nil {
+		return eerr
 	}
 	if merr := run.move(ctx, c.rt.Store, StateFailed); merr != nil {
 		return merr

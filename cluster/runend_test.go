@@ -1,0 +1,63 @@
+package cluster_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/openrath/rath/cluster"
+	"github.com/openrath/rath/runctx"
+	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
+)
+
+// A cluster run that ends leaves none of its sessions open, active or
+// paused: closed when it is done, failed when it failed (here: its
+// approval denied) or was cancelled; its steps are recorded on it.
+func TestEndedRunsEndTheirSessions(t *testing.T) {
+	backends(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		e.worker("w1")
+		yes := e.submit(`{"steps":4,"latency_ms":1,"idempotent":true,"approval":true}`)
+		no := e.submit(`{"steps":4,"latency_ms":1,"idempotent":true,"approval":true}`)
+		long := e.submit(`{"steps":400,"latency_ms":30,"idempotent":true}`)
+		e.waitState(yes, cluster.StateWaitingApproval, 30*time.Second)
+		e.waitState(no, cluster.StateWaitingApproval, 30*time.Second)
+		if err := e.cl.Approve(ctx, yes, true, "ann", "fine"); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.cl.Approve(ctx, no, false, "bob", "not now"); err != nil {
+			t.Fatal(err)
+		}
+		e.waitFor("effects of the long run", 30*time.Second, func() bool { return e.effectsOf(long) >= 3 })
+		if err := e.cl.Cancel(ctx, long, "carol", "enough"); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			run   session.ID
+			state cluster.State
+			want  store.Status
+		}{{yes, cluster.StateDone, store.StatusClosed}, {no, cluster.StateFailed, store.StatusFailed}, {long, cluster.StateCancelled, store.StatusFailed}} {
+			e.waitState(c.run, c.state, 30*time.Second)
+			infos, err := e.rt.Store.List(ctx, store.Filter{Labels: map[string]string{runctx.Label: string(c.run)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ended := 0
+			for _, i := range infos {
+				switch {
+				case i.Status == store.StatusOpen || i.Status == store.StatusActive || i.Status == store.StatusPaused:
+					t.Errorf("run %s is %s, its session %s (%s) is %s", c.run, c.state, i.ID, i.Lineage.Op, i.Status)
+				case i.Status == c.want:
+					ended++
+				}
+			}
+			if ended == 0 {
+				t.Errorf("run %s is %s: none of its %d sessions is %s", c.run, c.state, len(infos), c.want)
+			}
+			if e.info(c.run).Labels[runctx.StepsLabel] == "" {
+				t.Errorf("run %s is %s: no steps recorded", c.run, c.state)
+			}
+		}
+	})
+}
