@@ -128,7 +128,7 @@ func TestImportRefusesCycle(t *testing.T) {
 	if code == 0 || !strings.Contains(errs, path+":1: ") || !strings.Contains(errs, "lineage cycle") {
 		t.Errorf("exit %d, stderr %q; want a failure naming the file, its line and the cycle", code, errs)
 	}
-	if out := rathOK(t, home, "--json", "ls"); strings.Contains(out, "import:openrath") {
+	if out := rathOK(t, home, "--json", "ls", "--all"); strings.Contains(out, "import:openrath") {
 		t.Errorf("a session was imported: %s", out)
 	}
 }

@@ -12,43 +12,6 @@ import (
 	"github.com/openrath/rath/store"
 )
 
-func (a *app) lsCmd() *cobra.Command {
-	var status, op string
-	var limit int
-	c := &cobra.Command{
-		Use:   "ls",
-		Short: "List sessions (a run whose process died before it ended is shown interrupted)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			want, err := parseStatuses(status)
-			if err != nil {
-				return err
-			}
-			rt, err := a.runtime(cmd.Context())
-			if err != nil {
-				return err
-			}
-			infos, err := listJudged(cmd.Context(), rt, store.Filter{Op: op, Limit: limit}, want)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.printJSON(infos)
-			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSTATUS\tOP\tCHUNKS\tUPDATED")
-			for _, i := range infos {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", i.ID, i.Status, orDash(i.Lineage.Op), i.Len, i.Updated.Local().Format(time.DateTime))
-			}
-			return tw.Flush()
-		},
-	}
-	c.Flags().StringVar(&status, "status", "", "only these statuses (comma-separated): open, active, paused, interrupted, closed, archived, failed")
-	c.Flags().StringVar(&op, "op", "", "only sessions made by this lineage op")
-	c.Flags().IntVar(&limit, "limit", 0, "at most this many (0: all)")
-	return c
-}
-
 func orDash(s string) string {
 	if s == "" {
 		return "-"

@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 
 // A cluster run that ends leaves none of its sessions open, active or
 // paused: closed when it is done, failed when it failed (here: its
-// approval denied) or was cancelled; its steps are recorded on it.
+// approval denied) or was cancelled; its steps are recorded on it. rath ls
+// lists the runs with their states, and their sessions only with --all.
 func TestEndedRunsEndTheirSessions(t *testing.T) {
 	backends(t, func(t *testing.T, e *env) {
 		ctx := context.Background()
@@ -29,6 +31,7 @@ func TestEndedRunsEndTheirSessions(t *testing.T) {
 		if err := e.cl.Approve(ctx, no, false, "bob", "not now"); err != nil {
 			t.Fatal(err)
 		}
+		var inner []store.Info
 		e.waitFor("effects of the long run", 30*time.Second, func() bool { return e.effectsOf(long) >= 3 })
 		if err := e.cl.Cancel(ctx, long, "carol", "enough"); err != nil {
 			t.Fatal(err)
@@ -57,6 +60,25 @@ func TestEndedRunsEndTheirSessions(t *testing.T) {
 			}
 			if e.info(c.run).Labels[runctx.StepsLabel] == "" {
 				t.Errorf("run %s is %s: no steps recorded", c.run, c.state)
+			}
+			inner = append(inner, infos...)
+		}
+		out, errOut, code := e.rath("ls")
+		if code != 0 {
+			t.Fatalf("rath ls: %d %s", code, errOut)
+		}
+		for _, r := range []struct {
+			run   session.ID
+			state cluster.State
+		}{{yes, cluster.StateDone}, {no, cluster.StateFailed}, {long, cluster.StateCancelled}} {
+			if !strings.Contains(out, string(r.run)+"  "+string(r.state)) {
+				t.Errorf("rath ls does not list run %s %s:\n%s", r.run, r.state, out)
+			}
+		}
+		all, _, _ := e.rath("ls", "--all")
+		for _, i := range inner {
+			if strings.Contains(out, string(i.ID)) || !strings.Contains(all, string(i.ID)) {
+				t.Errorf("session %s: listed by rath ls, or not by rath ls --all:\n%s\n--all:\n%s", i.ID, out, all)
 			}
 		}
 	})

@@ -108,11 +108,12 @@ func (c *built) fails(code int, want string, args ...string) {
 	}
 }
 
-// ls is `rath ls --json` by id (the statuses as a person reads them).
+// ls is `rath ls --all --json` by id: every session, runs and theirs
+// (the statuses as a person reads them).
 func (c *built) ls(args ...string) map[session.ID]store.Info {
 	c.t.Helper()
 	var infos []store.Info
-	if err := json.Unmarshal([]byte(c.ok(append([]string{"ls", "--json"}, args...)...)), &infos); err != nil {
+	if err := json.Unmarshal([]byte(c.ok(append([]string{"ls", "--all", "--json"}, args...)...)), &infos); err != nil {
 		c.t.Fatal(err)
 	}
 	out := map[session.ID]store.Info{}
@@ -331,7 +332,7 @@ func killedInsideATool(t *testing.T, c *built) {
 	if _, ok := interrupted[run]; !ok || partial == "" || len(interrupted) != 2 {
 		t.Fatalf("interrupted after the kill: %v (run %s)", interrupted, run)
 	}
-	if text := c.ok("ls"); !strings.Contains(text, string(run)+"  interrupted") {
+	if text := c.ok("ls"); !strings.Contains(text, string(run)+"  interrupted  cluster  ") {
 		t.Fatalf("rath ls:\n%s", text)
 	}
 	if text := c.ok("show", string(partial)); !strings.Contains(text, "rath resume "+string(run)) {
@@ -376,6 +377,11 @@ func killedInsideATool(t *testing.T, c *built) {
 	after := c.ls()
 	if after[run].Status != store.StatusClosed || after[partial].Status != store.StatusFailed {
 		t.Fatalf("after the resume: run %s, the killed attempt's session %s", after[run].Status, after[partial].Status)
+	}
+	for id, i := range after {
+		if i.Labels[runctx.Label] == string(run) && i.Status != store.StatusClosed && i.Status != store.StatusFailed {
+			t.Fatalf("after the resume, the run's session %s (%s) is %s", id, i.Lineage.Op, i.Status)
+		}
 	}
 	c.fails(1, "has finished (closed)", "resume", string(run))
 	c.ok("verify")

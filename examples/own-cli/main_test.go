@@ -46,8 +46,11 @@ func TestOwnCLI(t *testing.T) {
 		!strings.Contains(out, "1 tool call: count_words") || !strings.Contains(out, "own-cli --home "+home+" show ses_") {
 		t.Fatalf("own-cli run --arg min-length=3:\n%s", out)
 	}
-	if out := run("ls"); !strings.Contains(out, id) || !strings.Contains(out, "closed") {
-		t.Fatalf("own-cli ls does not list the closed run %s:\n%s", id, out)
+	if out := run("ls"); !strings.Contains(out, "count-words") || !strings.Contains(out, "closed") {
+		t.Fatalf("own-cli ls does not list the closed count-words runs:\n%s", out)
+	}
+	if out := run("ls", "--all"); !strings.Contains(out, id) {
+		t.Fatalf("own-cli ls --all does not list the output %s:\n%s", id, out)
 	}
 	if out := run("show", id); !strings.Contains(out, "The text has 1 words.") {
 		t.Fatalf("own-cli show %s lacks the answer:\n%s", id, out)
