@@ -13,8 +13,9 @@ import (
 )
 
 // A cluster run that ends leaves none of its sessions open, active or
-// paused: closed when it is done, failed when it failed (here: its
-// approval denied) or was cancelled; its steps are recorded on it. rath ls
+// paused, nor its input: closed when it is done, failed when it failed
+// (here: its approval denied) or was cancelled; its steps are recorded on
+// it. rath ls
 // lists the runs with their states, and their sessions only with --all.
 func TestEndedRunsEndTheirSessions(t *testing.T) {
 	backends(t, func(t *testing.T, e *env) {
@@ -58,8 +59,8 @@ func TestEndedRunsEndTheirSessions(t *testing.T) {
 			if ended == 0 {
 				t.Errorf("run %s is %s: none of its %d sessions is %s", c.run, c.state, len(infos), c.want)
 			}
-			if e.info(c.run).Labels[runctx.StepsLabel] == "" {
-				t.Errorf("run %s is %s: no steps recorded", c.run, c.state)
+			if in := e.info(c.run); in.Labels[runctx.StepsLabel] == "" || in.Status != c.want {
+				t.Errorf("run %s is %s: its input is %s, steps %q", c.run, c.state, in.Status, in.Labels[runctx.StepsLabel])
 			}
 			inner = append(inner, infos...)
 		}

@@ -105,11 +105,11 @@ func (w *work) end(info store.Info) error {
 func (w *work) readInput() error {
 	info, err := w.st.Info(w.ctx, w.run)
 	if err != nil {
-		return err
+		return fmt.Errorf("read the run's input: %w", err)
 	}
 	in, err := w.st.Load(w.ctx, w.run)
 	if err != nil {
-		return err
+		return fmt.Errorf("read the run's input: %w", err)
 	}
 	start := session.ChunkID(info.Labels[runctx.StartLabel])
 	w.mu.Lock()
