@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -273,17 +274,31 @@ func TestPolicyViolationIsRecorded(t *testing.T) {
 func TestLongResultTruncatedWithSizeAndHash(t *testing.T) {
 	big := strings.Repeat("é", 3000) // 6000 bytes, two per rune
 	long := tool.MustFunc("long", "Talks a lot.", func(context.Context, struct{}) (string, error) { return big, nil })
-	m := scripted.New(model.Response{ToolCalls: []session.ToolCall{call("l", "long", ``)}}, model.Response{Text: "ok"})
+	var seen []session.Message // the tool message of the second request
+	m := scripted.Func(func(_ context.Context, req *model.Request) (model.Response, error) {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == session.RoleTool {
+			seen = append(seen, last)
+			return model.Response{Text: "ok"}, nil
+		}
+		return model.Response{ToolCalls: []session.ToolCall{call("l", "long", ``)}}, nil
+	})
 	a, _ := New(Config{Name: "t", Model: m, Tools: []tool.Tool{long}, ResultLimit: 1001})
 	out, err := a.Forward(context.Background(), session.FromUser("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	want := []session.ToolNote{{Kind: session.ToolNoteTruncated, Text: "1000 of 6000 bytes shown"}}
 	for _, c := range out.All() {
 		if r := c.ToolResult; r != nil {
-			if r.FullSize != 6000 || !strings.HasPrefix(r.FullHash, "sha256:") || !strings.HasPrefix(r.Content, strings.Repeat("é", 500)) ||
-				strings.Contains(r.Content, strings.Repeat("é", 501)) || !strings.Contains(r.Content, "truncated: 1000 of 6000 bytes") {
-				t.Fatalf("result = size %d hash %q content %d bytes", r.FullSize, r.FullHash, len(r.Content))
+			// The content is the tool's output up to the cut, nothing added:
+			// the remark about the cut is a note.
+			if r.FullSize != 6000 || !strings.HasPrefix(r.FullHash, "sha256:") || r.Content != strings.Repeat("é", 500) ||
+				!reflect.DeepEqual(r.Notes, want) {
+				t.Fatalf("result = size %d hash %q content %d bytes, notes %+v", r.FullSize, r.FullHash, len(r.Content), r.Notes)
+			}
+			// The model is told, apart from the content.
+			if len(seen) != 1 || seen[0].Content != r.Content || !reflect.DeepEqual(seen[0].Notes, want) {
+				t.Fatalf("the model saw %+v", seen)
 			}
 			return
 		}

@@ -172,6 +172,7 @@ func (r *run) runCalls(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Res
 func (r *run) runOne(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult, i int, cut *[]bool, mu ...*sync.Mutex) {
 	env.CallID = calls[i].ID
 	env.IdempotencyKey = idempotencyKey(runctx.ID(r.ctx), r.node, calls[i].ID)
+	env.Notes = new(tool.Notes) // this call's own
 	var short bool
 	res[i], short = r.callStoppable(env, calls[i], rsrc[i])
 	if !short {
@@ -286,9 +287,10 @@ func (r *run) call(rctx context.Context, env tool.Env, c session.ToolCall, rs []
 	out.Duration = time.Since(start)
 	timedOut := err != nil && errors.Is(context.Cause(ctx), errPolicyTimeout) && rctx.Err() == nil
 	cancel()
-	limit, note := r.a.cfg.ResultLimit, ""
+	out.Notes = env.Notes.List()
+	limit, why := r.a.cfg.ResultLimit, ""
 	if m := ru.limits.MaxOutputBytes; m > 0 && m < limit {
-		limit, note = m, fmt.Sprintf("; max_output_bytes %d set by %s", m, ru.why)
+		limit, why = m, fmt.Sprintf("; max_output_bytes %d set by %s", m, ru.why)
 	}
 	switch {
 	case timedOut:
@@ -296,7 +298,11 @@ func (r *run) call(rctx context.Context, env tool.Env, c session.ToolCall, rs []
 	case err != nil:
 		out.Error = &session.ToolError{Kind: tool.KindOf(err), Message: err.Error()}
 	default:
-		out.Content, out.FullSize, out.FullHash = truncate(content, limit, note)
+		out.Content, out.FullSize, out.FullHash = truncate(content, limit)
+		if out.FullSize > 0 {
+			out.Notes = withNote(out.Notes, session.NewToolNote(session.ToolNoteTruncated,
+				fmt.Sprintf("%d of %d bytes shown%s", len(out.Content), out.FullSize, why)))
+		}
 	}
 	if mark != nil {
 		if eff, err := env.Sandbox.Effects(context.WithoutCancel(r.ctx), mark); err == nil {
@@ -316,8 +322,11 @@ func writes(rs []tool.Resource) bool {
 }
 
 // truncate cuts content to limit bytes (on a rune boundary), returning the
-// full size and hash when it did; the cut says so, and note after.
-func truncate(s string, limit int, note string) (string, int64, string) {
+// full size and hash when it did. The cut content is the tool's output up
+// to the cut, nothing added: the remark about the cut is a note of its own
+// (session.ToolNoteTruncated), which the model is shown apart from the
+// content (session.Message.Notes), so that it knows the result is partial.
+func truncate(s string, limit int) (string, int64, string) {
 	if len(s) <= limit {
 		return s, 0, ""
 	}
@@ -326,7 +335,16 @@ func truncate(s string, limit int, note string) (string, int64, string) {
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + fmt.Sprintf("\n[truncated: %d of %d bytes shown%s]", cut, len(s), note), int64(len(s)), "sha256:" + hex.EncodeToString(sum[:])
+	return s[:cut], int64(len(s)), "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// withNote appends n to notes, making room for it (the runtime's note
+// outranks the last of a tool's own) if notes are at session.MaxToolNotes.
+func withNote(notes []session.ToolNote, n session.ToolNote) []session.ToolNote {
+	if len(notes) >= session.MaxToolNotes {
+		notes = notes[:session.MaxToolNotes-1]
+	}
+	return append(notes, n)
 }
 
 // effectsOf keeps the changes a call could have made: all of them for a

@@ -258,7 +258,8 @@ func TestPolicyApprovalRoundTrip(t *testing.T) {
 			t.Fatalf("the denied call: ran %d, %+v", wipes.Load(), res["w1"])
 		}
 		if approve {
-			if deploys.Load() != 1 || res["d1"].Error != nil || !strings.Contains(res["d1"].Content, "truncated: 10 of 100 bytes shown; max_output_bytes 10 set by tool deploy (call d1): rule ask") {
+			if deploys.Load() != 1 || res["d1"].Error != nil || len(res["d1"].Content) != 10 ||
+				len(res["d1"].Notes) != 1 || res["d1"].Notes[0].Text != "10 of 100 bytes shown; max_output_bytes 10 set by tool deploy (call d1): rule ask: deploys need a person" {
 				t.Fatalf("approved: ran %d, %+v", deploys.Load(), res["d1"])
 			}
 		} else if deploys.Load() != 0 || res["d1"].Error == nil || res["d1"].Error.Kind != session.ToolErrRejected {
@@ -398,7 +399,9 @@ func TestPolicyConstraintsApplied(t *testing.T) {
 	if r := res["s1"]; r.Error == nil || r.Error.Kind != session.ToolErrTimeout || !strings.Contains(r.Error.Message, "policy's timeout of 50ms") {
 		t.Errorf("timeout: %+v", r.Error)
 	}
-	if r := res["l1"]; r.Error != nil || r.FullSize != 500 || !strings.HasPrefix(r.Content, strings.Repeat("a", 100)+"\n[truncated: 100 of 500 bytes shown; max_output_bytes 100 set by tool long (call l1): rule short") {
+	if r := res["l1"]; r.Error != nil || r.FullSize != 500 || r.Content != strings.Repeat("a", 100) ||
+		len(r.Notes) != 1 || r.Notes[0].Kind != session.ToolNoteTruncated ||
+		!strings.HasPrefix(r.Notes[0].Text, "100 of 500 bytes shown; max_output_bytes 100 set by tool long (call l1): rule short") {
 		t.Errorf("output bound: %+v", r)
 	}
 	if r := res["w1"]; r.Error != nil {

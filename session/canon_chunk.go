@@ -334,7 +334,7 @@ func (p *Placement) canon(w *canonWriter) {
 }
 
 func (r *ToolResult) canon(w *canonWriter) {
-	w.open() // args call_id content duration_ns effects error full_hash full_size sandbox_id tool
+	w.open() // args call_id content duration_ns effects error full_hash full_size notes sandbox_id tool
 	w.rawOpt("args", r.Args)
 	w.str("call_id", r.CallID)
 	w.strOpt("content", r.Content)
@@ -359,6 +359,12 @@ func (r *ToolResult) canon(w *canonWriter) {
 	}
 	w.strOpt("full_hash", r.FullHash)
 	w.intOpt("full_size", r.FullSize)
+	list(w, "notes", r.Notes, true, func(w *canonWriter, n *ToolNote) {
+		w.open() // kind text
+		w.str("kind", n.Kind)
+		w.str("text", n.Text)
+		w.close()
+	})
 	w.strOpt("sandbox_id", r.SandboxID)
 	w.str("tool", r.Tool)
 	w.close()

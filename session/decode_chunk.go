@@ -244,6 +244,21 @@ func readToolResult(r *jsonReader, t *ToolResult) {
 			readString(r, &t.SandboxID)
 		case "effects":
 			readList(r, &t.Effects, readFileEffect)
+		case "notes":
+			readList(r, &t.Notes, readToolNote)
+		default:
+			r.unknown()
+		}
+	}
+}
+
+func readToolNote(r *jsonReader, n *ToolNote) {
+	for ok := r.beginObject(); ok; ok = r.nextMember() {
+		switch string(r.key) {
+		case "kind":
+			readString(r, &n.Kind)
+		case "text":
+			readString(r, &n.Text)
 		default:
 			r.unknown()
 		}

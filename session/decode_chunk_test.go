@@ -431,6 +431,7 @@ func FuzzDecodeChunkJSON(f *testing.F) {
 	}
 	f.Add([]byte(`{"user":{"text":"a"},"user":{"text":"\ud800\u0041"},"assistant":{"tool_calls":[{"id":"1"},{}]},"assistant":{"tool_calls":[null]}}`))
 	f.Add([]byte(`{"model_call":{"params":{"temperature":null,"stop":[null]},"raw":null,"usage":null}}`))
+	f.Add([]byte(`{"tool_result":{"notes":[{"kind":"a","text":"x"},null],"notes":[{"text":"b"}]}}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := DecodeChunkJSON(data)

@@ -53,7 +53,10 @@ type ToolResult struct {
 	CallID string          `json:"call_id"`
 	Tool   string          `json:"tool"`
 	Args   json.RawMessage `json:"args,omitempty"`
-	// Content is the result as the model sees it, possibly truncated.
+	// Content is what the tool returned, byte for byte, possibly cut to
+	// the result limit (a ToolNoteTruncated note then says so). Nothing
+	// the runtime has to say about the call is ever written into it: that
+	// goes in Notes.
 	Content string     `json:"content,omitempty"`
 	Error   *ToolError `json:"error,omitempty"`
 	// FullSize and FullHash describe the untruncated result when Content was
@@ -63,6 +66,11 @@ type ToolResult struct {
 	Duration  time.Duration `json:"duration_ns,omitempty"`
 	SandboxID string        `json:"sandbox_id,omitempty"`
 	Effects   []FileEffect  `json:"effects,omitempty"`
+	// Notes are the evidence about the call that is not its output: a
+	// server restarted or reconnected before it, the content cut, a secret
+	// scrubbed. A model is shown them apart from the content (see
+	// Message.Notes), never inside it.
+	Notes []ToolNote `json:"notes,omitempty"`
 }
 
 func (*ToolResult) Kind() Kind { return KindToolResult }
@@ -77,6 +85,9 @@ func (r *ToolResult) validate() error {
 		default:
 			return fmt.Errorf("%w: workspace effect on %q has op %q", ErrInvalid, e.Path, e.Op)
 		}
+	}
+	if err := validNotes(r.Notes); err != nil {
+		return fmt.Errorf("tool result for call %q: %w", r.CallID, err)
 	}
 	return validRaw("tool result args", r.Args)
 }

@@ -27,6 +27,12 @@ type Message struct {
 	// ToolCallID and Name identify the call a tool message answers.
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	Name       string `json:"name,omitempty"`
+	// Notes are a tool result's notes (ToolResult.Notes): never part of
+	// Content, which is the tool's own output. A provider that shows them
+	// sends them as a separate, labelled part after the content (NotesPart):
+	// a model should know when a result was cut, or its server started
+	// again (what it held before is gone), or a value scrubbed from it.
+	Notes []ToolNote `json:"notes,omitempty"`
 	// Chunk is the chunk the message was projected from.
 	Chunk ChunkID `json:"chunk,omitempty"`
 	// Trust is whose words the content is, and Source the kind of chunk it
@@ -168,7 +174,7 @@ func (c Chunk) Message() (Message, bool) {
 			ReasoningBlocks: t.ReasoningBlocks, ToolCalls: t.ToolCalls, Chunk: c.ID, Trust: TrustModel, Source: KindAssistant}, true
 	case KindToolResult:
 		r := c.ToolResult
-		return Message{Role: RoleTool, Content: r.ModelContent(), ToolCallID: r.CallID, Name: r.Tool, Chunk: c.ID,
+		return Message{Role: RoleTool, Content: r.ModelContent(), ToolCallID: r.CallID, Name: r.Tool, Notes: r.Notes, Chunk: c.ID,
 			Trust: Untrusted, Source: KindToolResult}, true
 	case KindMemory:
 		if c.Memory.Op != MemoryRecall || len(c.Memory.Hits) == 0 {

@@ -23,7 +23,9 @@ type Tool interface {
 	// Call runs the tool. Tools made with Func validate the arguments against
 	// their schema first; others (MCP tools) leave that to the tool. A returned
 	// error becomes an error tool_result (the model sees its message); use
-	// an *Error to set its kind.
+	// an *Error to set its kind. The returned string is the tool's output
+	// and is recorded as it is; remarks about the call (a restart, a
+	// scrubbed secret) go to env.Note, never into it.
 	Call(ctx context.Context, env Env, args json.RawMessage) (string, error)
 	// Resources lists what a call with these arguments reads or writes.
 	Resources(args json.RawMessage) []Resource
@@ -45,6 +47,9 @@ type Env struct {
 	// a crash, on another worker — and differs between calls: an
 	// idempotent tool with outside effects uses it to do them once.
 	IdempotencyKey string
+	// Notes receives the call's evidence notes (Env.Note), or is nil when
+	// nobody records them. The agent gives every call its own.
+	Notes *Notes
 }
 
 // Error is a tool failure of a given kind (session.ToolErr*).
