@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/openrath/rath/secret"
+	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/tool"
 )
 
@@ -23,9 +24,9 @@ type Client struct {
 	client *sdk.Client
 
 	mu      sync.Mutex
-	conn    *conn  // nil when there is no session
-	ended   error  // why the last session ended, until a new one starts
-	pending string // the note for the next call: the session was started again
+	conn    *conn             // nil when there is no session
+	ended   error             // why the last session ended, until a new one starts
+	pending *session.ToolNote // the note for the next call: the session was started again
 	closed  bool
 
 	// redact knows the secret values the config's references resolved
@@ -53,12 +54,13 @@ func (c *Client) Name() string { return c.cfg.Name }
 
 // session returns the live session, starting a new one when the last is
 // gone. For a call (forCall), it also returns the note that a session was
-// started again since the last call, for that call's evidence.
-func (c *Client) session(ctx context.Context, forCall bool) (cn *conn, note string, err error) {
+// started again since the last call (restarted over stdio, reconnected over
+// HTTP), for that call's evidence, or nil.
+func (c *Client) session(ctx context.Context, forCall bool) (cn *conn, note *session.ToolNote, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, "", ErrClosed
+		return nil, nil, ErrClosed
 	}
 	if c.conn != nil {
 		if cause := c.conn.gone(); cause != nil {
@@ -71,20 +73,20 @@ func (c *Client) session(ctx context.Context, forCall bool) (cn *conn, note stri
 	if c.conn == nil {
 		cn, err := c.dial(ctx)
 		if err != nil {
-			return nil, "", err
+			return nil, nil, err
 		}
 		if c.ended != nil {
-			verb := "reconnected"
+			kind := session.ToolNoteReconnected
 			if cn.proc != nil {
-				verb = "restarted"
+				kind = session.ToolNoteRestarted
 			}
-			c.pending = fmt.Sprintf("[mcp server %s %s before this call: %v]", c.cfg.Name, verb, c.ended)
-			c.ended = nil
+			n := session.NewToolNote(kind, fmt.Sprintf("mcp server %s %s before this call: %v", c.cfg.Name, kind, c.ended))
+			c.pending, c.ended = &n, nil
 		}
 		c.conn = cn
 	}
 	if forCall {
-		note, c.pending = c.pending, ""
+		note, c.pending = c.pending, nil
 	}
 	return c.conn, note, nil
 }

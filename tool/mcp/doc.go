@@ -5,7 +5,10 @@
 // its input schema passed through intact.
 //
 // A call returns the server's text content joined by newlines, with other
-// content (images, audio, resources) recorded by type. Each call is bounded
+// content (images, audio, resources) recorded by type. Nothing else is ever
+// written into it: what the client has to say about a call is an evidence
+// note (tool.Env.Note, recorded in the tool_result's Notes, apart from its
+// content), so that a server's JSON stays JSON. Each call is bounded
 // by the server's CallTimeout. Calls to one server hold a Write resource
 // keyed "mcp:<server name>", so they run one at a time while other tools
 // are unaffected.
@@ -25,10 +28,13 @@
 // soon as a request or stream fails, not after the SDK's reconnect
 // attempts; a stream that merely broke is checked with a ping. A call in
 // flight then ends at once as server_gone, and the next call starts a new
-// session first (over stdio, a new process) and begins its result with a
-// note: "[mcp server NAME restarted before this call: CAUSE]" (reconnected,
-// over HTTP). A call the server refused for its session, or that could not
-// connect, never ran, and is sent once more on the new session.
+// session first (over stdio, a new process) and records a note of kind
+// restarted (reconnected, over HTTP): "mcp server NAME restarted before
+// this call: CAUSE". Its result is the server's, untouched. A call the
+// server refused for its session, or that could not connect, never ran,
+// and is sent once more on the new session, with a note of kind resent.
+// Secret values the server was given are replaced with "[redacted]" in
+// results, errors and notes, and a note of kind redacted says so.
 //
 // Close stops a stdio server as the MCP specification asks — its standard
 // input closed, then SIGTERM, then SIGKILL, each after a grace period — and

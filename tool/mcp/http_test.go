@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/openrath/rath/session"
 )
 
 // dropServer serves MCP over streamable HTTP. A call of the crash tool
@@ -94,12 +96,15 @@ func TestStreamableHTTPRefusedCallIsResent(t *testing.T) {
 		t.Fatalf("echo = %q, %v", out, err)
 	}
 	d.reset() // the server forgets every session, as a restarted one would
-	out, err := call(t, tools["echo"], `{"text":"two"}`)
+	out, notes, err := callNoted(t, tools["echo"], `{"text":"two"}`)
 	if err != nil {
 		t.Fatalf("echo after the restart: %v", err)
 	}
-	checkNote(t, cfg, out, "two")
-	if !strings.Contains(out, "HTTP 404") {
-		t.Errorf("the note does not say the session was refused: %q", out)
+	if out != "two" {
+		t.Errorf("echo after the restart = %q", out)
 	}
+	if len(notes) != 2 || !strings.Contains(notes[0].Text, "HTTP 404") || notes[1].Kind != session.ToolNoteResent {
+		t.Fatalf("notes = %+v, want a reconnection after HTTP 404, then the call resent", notes)
+	}
+	checkNote(t, cfg, notes[:1])
 }

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -135,14 +136,15 @@ func TestStdioIdleCrashRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	goneSoon(t, c)
-	out, err := call(t, tools["pid"], `{}`)
+	pid2, notes, err := callNoted(t, tools["pid"], `{}`)
 	if err != nil {
 		t.Fatalf("pid after the crash: %v", err)
 	}
-	note, pid2, _ := strings.Cut(out, "\n")
-	checkNote(t, cfg, out, pid2)
-	if !strings.Contains(note, "signal: killed") {
-		t.Errorf("note %q does not say how the server ended", note)
+	if _, err := strconv.Atoi(pid2); err != nil {
+		t.Errorf("pid after the crash = %q: not the server's answer alone", pid2)
+	}
+	if note := checkNote(t, cfg, notes); !strings.Contains(note.Text, "signal: killed") {
+		t.Errorf("note %q does not say how the server ended", note.Text)
 	}
 	if pid2 == pid1 {
 		t.Errorf("pid %s unchanged: no new process", pid1)
@@ -163,14 +165,16 @@ func TestRestartNoteSurvivesListing(t *testing.T) {
 	if _, err := c.Tools(testCtx(t)); err != nil {
 		t.Fatalf("Tools after the crash: %v", err)
 	}
-	out, err := call(t, tools["echo"], `{"text":"after"}`)
-	if err != nil {
-		t.Fatal(err)
+	out, notes := mustCallNoted(t, tools["echo"], `{"text":"after"}`)
+	if out != "after" {
+		t.Errorf("echo = %q", out)
 	}
-	checkNote(t, cfg, out, "after")
-	if out, err := call(t, tools["echo"], `{"text":"again"}`); err != nil || out != "again" {
-		t.Errorf("the call after = %q, %v; want no note", out, err)
+	checkNote(t, cfg, notes)
+	out, notes = mustCallNoted(t, tools["echo"], `{"text":"again"}`)
+	if out != "again" {
+		t.Errorf("the call after = %q", out)
 	}
+	noNotes(t, notes)
 }
 
 func httpConfig(addr string) ServerConfig {
@@ -223,11 +227,14 @@ func TestHTTPServerIdleGoneAndBack(t *testing.T) {
 		t.Fatalf("echo while down = %v (kind %s), want %s", err, tool.KindOf(err), KindServerGone)
 	}
 	goHTTPServer(t, addr)
-	out, err := call(t, tools["echo"], `{"text":"two"}`)
+	out, notes, err := callNoted(t, tools["echo"], `{"text":"two"}`)
 	if err != nil {
 		t.Fatalf("echo after the restart: %v", err)
 	}
-	checkNote(t, cfg, out, "two")
+	if out != "two" {
+		t.Errorf("echo after the restart = %q", out)
+	}
+	checkNote(t, cfg, notes)
 	if err := c.Close(); err != nil {
 		t.Errorf("Close = %v", err)
 	}
@@ -246,11 +253,14 @@ func TestHTTPServerRestartedBetweenCalls(t *testing.T) {
 	}
 	kill(t, srv, addr)
 	goHTTPServer(t, addr)
-	out, err := call(t, tools["echo"], `{"text":"two"}`)
+	out, notes, err := callNoted(t, tools["echo"], `{"text":"two"}`)
 	if err != nil {
 		t.Fatalf("echo after the restart: %v", err)
 	}
-	checkNote(t, cfg, out, "two")
+	if out != "two" {
+		t.Errorf("echo after the restart = %q", out)
+	}
+	checkNote(t, cfg, notes)
 	if err := c.Close(); err != nil {
 		t.Errorf("Close = %v", err)
 	}

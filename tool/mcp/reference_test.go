@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -94,8 +95,9 @@ func TestReferenceMemory(t *testing.T) {
 	c, tools := open(t, cfg)
 	hasTools(t, tools, "create_entities", "read_graph", "search_nodes")
 	mustCall(t, tools["create_entities"], `{"entities":[{"name":"rath","entityType":"project","observations":["written in Go"]}]}`)
-	if out := mustCall(t, tools["read_graph"], `{}`); !strings.Contains(out, `"rath"`) || !strings.Contains(out, "written in Go") {
-		t.Errorf("read_graph = %q", out)
+	before := mustCall(t, tools["read_graph"], `{}`)
+	if !strings.Contains(before, `"rath"`) || !strings.Contains(before, "written in Go") || !json.Valid([]byte(before)) {
+		t.Errorf("read_graph = %q", before)
 	}
 	if b, err := os.ReadFile(store); err != nil || !strings.Contains(string(b), "written in Go") {
 		t.Errorf("the memory file holds %q, %v", b, err)
@@ -104,20 +106,34 @@ func TestReferenceMemory(t *testing.T) {
 	wantKind(t, tools["search_nodes"], `{}`, session.ToolErrInvalidArgs)
 
 	// Killed while idle, the server is restarted before the next call,
-	// which succeeds, says so, and finds the graph the server kept on disk.
+	// which succeeds and finds the graph the server kept on disk: its
+	// result is the server's JSON, byte for byte as before the kill, and
+	// the restart is a note of its own.
 	if err := serverProcess(t, c).cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	goneSoon(t, c)
-	out := mustCall(t, tools["read_graph"], `{}`)
-	note, graph, _ := strings.Cut(out, "\n")
-	checkNote(t, cfg, out, graph)
-	if !strings.Contains(note, "signal: killed") || !strings.Contains(graph, "written in Go") {
-		t.Errorf("read_graph after the restart = %q", out)
+	graph, notes := mustCallNoted(t, tools["read_graph"], `{}`)
+	if graph != before || !json.Valid([]byte(graph)) {
+		t.Errorf("read_graph after the restart = %q, want %q", graph, before)
+	}
+	if note := checkNote(t, cfg, notes); !strings.Contains(note.Text, "signal: killed") {
+		t.Errorf("note %q does not say how the server ended", note.Text)
 	}
 	if err := c.Close(); err != nil {
 		t.Errorf("Close = %v", err)
 	}
+}
+
+// checkEcho calls the everything server's echo after a restart: the
+// result is the server's, the restart a note.
+func checkEcho(t *testing.T, cfg ServerConfig, echo tool.Tool, msg string) {
+	t.Helper()
+	out, notes := mustCallNoted(t, echo, `{"message":"`+msg+`"}`)
+	if out != "Echo: "+msg {
+		t.Errorf("echo = %q, want %q", out, "Echo: "+msg)
+	}
+	checkNote(t, cfg, notes)
 }
 
 // checkEverything lists and calls the tools of the "everything" server.
@@ -159,7 +175,7 @@ func TestReferenceEverythingStdioRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	goneSoon(t, c)
-	checkNote(t, cfg, mustCall(t, tools["echo"], `{"message":"two"}`), "Echo: two")
+	checkEcho(t, cfg, tools["echo"], "two")
 	if err := c.Close(); err != nil {
 		t.Errorf("Close = %v", err)
 	}
@@ -219,13 +235,13 @@ func TestReferenceEverythingHTTPRestart(t *testing.T) {
 	goneSoon(t, c)
 	wantKind(t, tools["echo"], `{"message":"down"}`, KindServerGone)
 	srv, _ = everythingHTTP(t, dir, addr)
-	checkNote(t, cfg, mustCall(t, tools["echo"], `{"message":"two"}`), "Echo: two")
+	checkEcho(t, cfg, tools["echo"], "two")
 
 	// Restarted between two calls, whether or not the client noticed in
 	// between: the call is answered.
 	kill(t, srv, addr)
 	everythingHTTP(t, dir, addr)
-	checkNote(t, cfg, mustCall(t, tools["echo"], `{"message":"three"}`), "Echo: three")
+	checkEcho(t, cfg, tools["echo"], "three")
 	if err := c.Close(); err != nil {
 		t.Errorf("Close = %v", err)
 	}

@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/openrath/rath/secret"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/tool"
 )
@@ -36,44 +36,58 @@ func (t *remoteTool) Resources(json.RawMessage) []tool.Resource {
 	return []tool.Resource{{Access: tool.Write, Key: "mcp:" + t.client.cfg.Name}}
 }
 
-// Call calls the tool on the server. If the server was found gone since
-// the last call, a new session (over stdio, a new process) is started
-// first, and the result (or error) begins with a note saying so. A call
-// that provably never reached the server (its session had just been lost)
-// is sent once more on a new session.
-func (t *remoteTool) Call(ctx context.Context, _ tool.Env, args json.RawMessage) (string, error) {
-	out, err := t.call(ctx, args)
-	// The result and error go into the session: the secret values the
-	// server was given are scrubbed from them (config.go).
-	return t.client.redact.String(out), scrub(&t.client.redact, err)
+// Call calls the tool on the server. Its result is the server's content,
+// as the server gave it (up to the secrets scrubbed from it); what the
+// client has to say about the call goes to env.Note, never into the
+// result: that a new session (over stdio, a new process) was started first
+// because the server was found gone since the last call, that a call which
+// provably never reached the server (its session had just been lost) was
+// sent once more on a new session, that secret values were scrubbed.
+func (t *remoteTool) Call(ctx context.Context, env tool.Env, args json.RawMessage) (string, error) {
+	out, notes, err := t.call(ctx, args)
+	// The result, the error and the notes go into the session: the secret
+	// values the server was given are scrubbed from them (config.go).
+	r := &t.client.redact
+	for _, n := range notes {
+		env.Note(n.Kind, r.String(n.Text))
+	}
+	clean, cleanErr := r.String(out), scrub(r, err)
+	if clean != out || cleanErr != err {
+		env.Note(session.ToolNoteRedacted, fmt.Sprintf("secret values given to mcp server %s were replaced with %q",
+			t.client.cfg.Name, secret.Replacement))
+	}
+	return clean, cleanErr
 }
 
-func (t *remoteTool) call(ctx context.Context, args json.RawMessage) (string, error) {
+// call calls the tool, returning the notes for its evidence with the
+// result or error.
+func (t *remoteTool) call(ctx context.Context, args json.RawMessage) (string, []session.ToolNote, error) {
 	arguments, err := objectArgs(args)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	c := t.client
-	var notes []string
+	var notes []session.ToolNote
 	for attempt := 0; ; attempt++ {
 		cn, note, err := c.session(ctx, true)
-		if note != "" {
-			notes = append(notes, note)
+		if note != nil {
+			notes = append(notes, *note)
+		}
+		if attempt > 0 {
+			notes = append(notes, session.NewToolNote(session.ToolNoteResent, fmt.Sprintf(
+				"the call never reached mcp server %s (its session was lost) and was sent once more on a new session", c.cfg.Name)))
 		}
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, ErrClosed) {
-				return "", err
+				return "", notes, err
 			}
-			return "", withNotes(notes, goneError(c.cfg.Name, asGone(err), ""))
+			return "", notes, goneError(c.cfg.Name, asGone(err), "")
 		}
 		out, retry, err := t.once(ctx, cn, arguments)
 		if retry && attempt == 0 {
 			continue
 		}
-		if err != nil {
-			return "", withNotes(notes, err)
-		}
-		return joinNotes(notes, out), nil
+		return out, notes, err
 	}
 }
 
@@ -143,27 +157,6 @@ func (t *remoteTool) result(res *sdk.CallToolResult) (string, error) {
 		text = fmt.Sprintf("mcp tool %s failed", t.Name())
 	}
 	return "", serverError(resultKind(text), text, nil)
-}
-
-// withNotes puts notes before the message of err.
-func withNotes(notes []string, err error) error {
-	if len(notes) == 0 {
-		return err
-	}
-	var te *tool.Error
-	if errors.As(err, &te) {
-		cp := *te
-		cp.Message = joinNotes(notes, te.Message)
-		return &cp
-	}
-	return fmt.Errorf("%s: %w", strings.Join(notes, " "), err)
-}
-
-func joinNotes(notes []string, text string) string {
-	if len(notes) == 0 {
-		return text
-	}
-	return strings.Join(append(notes, text), "\n")
 }
 
 // objectArgs checks args is a JSON object; blank or null args are {}.

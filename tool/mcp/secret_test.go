@@ -46,9 +46,15 @@ func TestHeaderSecretReference(t *testing.T) {
 		t.Errorf("observed %q", purposes)
 	}
 	// The server echoes the token: the result says [redacted].
-	out, err := call(t, tools["echo"], `{"text":"token is `+mcpToken+`"}`)
+	out, notes, err := callNoted(t, tools["echo"], `{"text":"token is `+mcpToken+`"}`)
 	if err != nil || out != "token is [redacted]" {
 		t.Errorf("echo = %q, %v", out, err)
+	}
+	if len(notes) != 1 || notes[0].Kind != session.ToolNoteRedacted || strings.Contains(notes[0].Text, mcpToken) {
+		t.Errorf("notes = %+v, want one that a secret was scrubbed", notes)
+	}
+	if _, notes := mustCallNoted(t, tools["echo"], `{"text":"nothing to hide"}`); len(notes) != 0 {
+		t.Errorf("notes on a clean result = %+v", notes)
 	}
 	// And an error quoting it: still a *tool.Error of its kind.
 	args, _ := json.Marshal(map[string]any{"code": -32602, "message": "bad token " + mcpToken})
