@@ -120,5 +120,10 @@ func toolResult(m session.Message) sdk.ContentBlockParamUnion {
 	if m.Content != "" {
 		b.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: m.Content}}}
 	}
+	if len(m.Notes) > 0 {
+		// The result's evidence notes, in a text block of their own that
+		// says it is the runtime's: the content stays the tool's.
+		b.Content = append(b.Content, sdk.ToolResultBlockParamContentUnion{OfText: &sdk.TextBlockParam{Text: session.NotesPart(m.Notes)}})
+	}
 	return sdk.ContentBlockParamUnion{OfToolResult: &b}
 }

@@ -46,12 +46,28 @@ func messages(in []session.Message) ([]openai.ChatCompletionMessageParamUnion, e
 		case session.RoleAssistant:
 			out = append(out, assistant(m))
 		case session.RoleTool:
-			out = append(out, openai.ToolMessage(m.Content, m.ToolCallID))
+			out = append(out, toolMessage(m))
 		default:
 			return nil, fmt.Errorf("openai: message %d has role %q, which chat completions has no place for", i, m.Role)
 		}
 	}
 	return out, nil
+}
+
+// toolMessage is a tool result: its content as the tool returned it, and,
+// when the result has evidence notes (a cut, a server restarted before the
+// call), a second text part of their own that says it is the runtime's
+// (session.NotesPart), never written into the content.
+func toolMessage(m session.Message) openai.ChatCompletionMessageParamUnion {
+	if len(m.Notes) == 0 {
+		return openai.ToolMessage(m.Content, m.ToolCallID)
+	}
+	parts := make([]openai.ChatCompletionContentPartTextParam, 0, 2)
+	if m.Content != "" {
+		parts = append(parts, openai.ChatCompletionContentPartTextParam{Text: m.Content})
+	}
+	parts = append(parts, openai.ChatCompletionContentPartTextParam{Text: session.NotesPart(m.Notes)})
+	return openai.ToolMessage(parts, m.ToolCallID)
 }
 
 // assistant is an assistant turn with its tool calls. Reasoning is not sent
