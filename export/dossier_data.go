@@ -126,6 +126,10 @@ type ToolCallRecord struct {
 	Duration  time.Duration        `json:"duration_ns,omitempty"`
 	SandboxID string               `json:"sandbox_id,omitempty"`
 	Effects   []session.FileEffect `json:"effects,omitempty"`
+	// Notes are the call's evidence notes (a server restarted before it,
+	// the result cut, a secret scrubbed), kept apart from Result, which is
+	// what the tool returned.
+	Notes []session.ToolNote `json:"notes,omitempty"`
 	// Missing marks a call that was requested but has no result chunk (the
 	// run stopped before it finished); At is then the request's.
 	Missing bool `json:"missing,omitempty"`

@@ -75,6 +75,9 @@ func resultSummary(r *session.ToolResult) string {
 	if n := len(r.Effects); n > 0 {
 		s += fmt.Sprintf(" [%d file effects]", n)
 	}
+	for _, n := range r.Notes {
+		s += " [" + n.Kind + "]"
+	}
 	return s
 }
 

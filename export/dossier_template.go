@@ -35,6 +35,8 @@ pre { background:var(--panel); border:1px solid var(--line); padding:8px; overfl
 .ok, .pass, .approved { color:var(--ok); }
 .bad, .fail, .rejected { color:var(--bad); }
 .unknown, .requested { color:var(--warn); }
+.note { color:var(--muted); }
+ul.notes { margin:4px 0; padding-left:18px; }
 details { border:1px solid var(--line); border-radius:6px; margin:6px 0; padding:4px 8px; }
 details > summary { cursor:pointer; }
 .diff { padding:0; }
@@ -132,12 +134,15 @@ tr.k-decision td { background:#f5f9ff; }
 <details{{if .Effects}} open{{end}}>
 <summary><span class="mono">#{{.Index}}</span> <b>{{.Tool}}</b> <span class="mono muted">{{.CallID}}</span>
 {{if .Missing}}<span class="badge unknown">no result</span>{{else if .Error}}<span class="badge bad">{{.Error.Kind}}</span>{{else}}<span class="badge ok">ok</span>{{end}}
+{{range .Notes}}<span class="badge note">{{.Kind}}</span> {{end}}
 <span class="muted">{{dur .Duration}}{{with .SandboxID}} · sandbox {{.}}{{end}}{{with .Node}} · {{.}}{{end}}{{with .Effects}} · file effects: {{len .}}{{end}}</span></summary>
 <h3>Arguments</h3>
 {{if .Args}}<pre>{{pretty .Args}}</pre>{{else if .ArgsText}}<p class="muted">Not valid JSON, as sent:</p><pre>{{.ArgsText}}</pre>{{else}}<p class="muted">none</p>{{end}}
 {{if .Error}}<h3>Error</h3><pre class="bad">{{.Error.Kind}}: {{.Error.Message}}</pre>{{end}}
 {{if .Result}}<h3>Result</h3><pre>{{.Result}}</pre>{{end}}
 {{if .FullHash}}<p class="muted">Result truncated: the full result was {{.FullSize}} bytes, <span class="mono">{{.FullHash}}</span>.</p>{{end}}
+{{if .Notes}}<h3>Notes</h3>
+<ul class="notes">{{range .Notes}}<li data-kind="{{.Kind}}"><b>{{.Kind}}</b>: {{.Text}}</li>{{end}}</ul>{{end}}
 {{if .Effects}}<h3>File effects</h3>
 <table><tr><th>Path</th><th>Op</th><th>Before</th><th>After</th><th class="num">Size</th></tr>
 {{range .Effects}}<tr><td class="mono">{{.Path}}</td><td>{{.Op}}</td><td class="mono hash">{{.Before}}</td><td class="mono hash">{{.After}}</td><td class="num">{{.Size}}</td></tr>{{end}}

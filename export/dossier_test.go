@@ -104,6 +104,13 @@ func TestBuildDossier(t *testing.T) {
 		w.SandboxID != "sbx-1" || w.Duration == 0 || len(w.Effects) != 1 || !strings.Contains(w.Effects[0].Diff, "+    return a + b") {
 		t.Errorf("write_file call = %+v", w)
 	}
+	if r := d.ToolCalls[2]; r.Result != "exit code 2\n--- stderr\nno rule\n" || len(r.Notes) != 1 ||
+		r.Notes[0] != (session.ToolNote{Kind: session.ToolNoteRedacted, Text: richNote}) {
+		t.Errorf("run_code call = %+v, want its note apart from its result", r)
+	}
+	if len(w.Notes) != 0 {
+		t.Errorf("write_file call has notes %+v", w.Notes)
+	}
 	if r := d.ToolCalls[3]; r.Error == nil || r.Error.Kind != session.ToolErrRejected {
 		t.Errorf("rejected call = %+v", r)
 	}
@@ -220,7 +227,8 @@ func TestDossierFiles(t *testing.T) {
 	if err := json.Unmarshal(raw, &d); err != nil {
 		t.Fatal(err)
 	}
-	if d.Session.ID != s.ID() || len(d.Timeline) != s.Len() || len(d.ToolCalls) != 4 || d.Usage.Total != s.Usage() {
+	if d.Session.ID != s.ID() || len(d.Timeline) != s.Len() || len(d.ToolCalls) != 4 || d.Usage.Total != s.Usage() ||
+		len(d.ToolCalls[2].Notes) != 1 || d.ToolCalls[2].Notes[0].Text != richNote {
 		t.Errorf("dossier.json round trip lost data: %+v", d.Session)
 	}
 
@@ -243,6 +251,8 @@ func TestDossierFiles(t *testing.T) {
 		"Fix the failing test in calc.py", "sbx-1", "agent:coder#1", "escalate", "too broad",
 		"memory://project/calc-notes", "reviewer ran out of steps", `<span class="badge ok">verified</span>`,
 		`id="timeline"`, string(s.Chunk(s.Len() - 1).ID.Short()),
+		`<span class="badge note">redacted</span>`,
+		`<li data-kind="redacted"><b>redacted</b>: a secret value was replaced with [redacted] &lt;in the output&gt;</li>`,
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("index.html lacks %q", want)

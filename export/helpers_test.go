@@ -89,6 +89,9 @@ func args(v any) json.RawMessage {
 // richSession is a run that exercises every dossier section: placement,
 // node paths, tool calls with effects, tests, decisions, approvals,
 // rejections, memory, model calls with usage, errors.
+// richNote is the evidence note on the rich session's run_code result.
+const richNote = "a secret value was replaced with [redacted] <in the output>"
+
 func richSession() *session.Session {
 	spec := session.Spec{Dir: "/ws", Image: "python:3.12", Env: map[string]string{"LANG": "C"}, SecretEnv: []string{"API_KEY"}, Timeout: time.Minute}
 	evidence := session.FromUser("earlier").Head()
@@ -130,7 +133,8 @@ func richSession() *session.Session {
 				Args: args(map[string]string{"language": "sh", "code": "make test"})}).WithNode(coder)),
 			at(session.Result(session.ToolResult{CallID: "call_3", Tool: "run_code",
 				Args:    args(map[string]string{"language": "sh", "code": "make test"}),
-				Content: "exit code 2\n--- stderr\nno rule\n", SandboxID: "sbx-1"}).WithNode(coder)),
+				Content: "exit code 2\n--- stderr\nno rule\n", SandboxID: "sbx-1",
+				Notes: []session.ToolNote{{Kind: session.ToolNoteRedacted, Text: richNote}}}).WithNode(coder)),
 			at(session.Of(&session.Approval{Subject: "run_command rm -rf build", CallID: "call_4", Verdict: session.VerdictRequested}).WithNode(coder)),
 			at(session.Of(&session.Approval{Subject: "run_command rm -rf build", CallID: "call_4", Verdict: session.VerdictRejected,
 				By: "alice", Reason: "too broad"}).WithNode(coder)),

@@ -90,7 +90,9 @@ func transcript(s *session.Session) []session.Message {
 		// The OpenRath format keeps each message's role and text, not the
 		// chunk it came from: a recall comes back as a user chunk (its text
 		// still quoting the hits as untrusted), a note as a system chunk.
-		ms[i].Chunk, ms[i].Trust, ms[i].Source = "", 0, 0
+		// A tool result's evidence notes have no place in it (its content,
+		// the tool's own, does travel).
+		ms[i].Chunk, ms[i].Trust, ms[i].Source, ms[i].Notes = "", 0, 0, nil
 	}
 	return ms
 }

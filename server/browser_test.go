@@ -99,10 +99,15 @@ func TestViewer(t *testing.T) {
 				args: q('pre.args').textContent, output: q('pre.output').textContent,
 				duration: q('.duration').textContent, add: q('.diff-add').textContent, del: q('.diff-del').textContent,
 				addBg: bg('.diff-add'), delBg: bg('.diff-del'), ctxBg: bg('.diff-ctx'),
+				notes: [...t.querySelectorAll('.tool-notes li.tool-note')].map((li) => li.dataset.kind + ': ' + li.querySelector('.note-text').textContent).join('|'),
 			};
 		})()`, tool))
 		if !strings.Contains(got["args"], `"path": "main.go"`) || got["output"] != "wrote 42 bytes" || got["duration"] != "12.0 ms" {
 			t.Errorf("tool result shows args %q, output %q, duration %q", got["args"], got["output"], got["duration"])
+		}
+		// The note is shown apart from the output, which is the tool's.
+		if got["notes"] != session.ToolNoteReconnected+": "+testNote {
+			t.Errorf("tool result shows notes %q", got["notes"])
 		}
 		if got["add"] != "+func n() int { return len(xs) }" || got["del"] != "-func n() int { return len(xs) + 1 }" {
 			t.Errorf("diff lines: + %q, - %q", got["add"], got["del"])

@@ -46,6 +46,9 @@ type fixture struct {
 // testDiff is the diff the root session's tool call recorded.
 const testDiff = "--- a/main.go\n+++ b/main.go\n@@ -1,3 +1,3 @@\n package main\n-func n() int { return len(xs) + 1 }\n+func n() int { return len(xs) }\n"
 
+// testNote is the evidence note the root session's tool call recorded.
+const testNote = "a new session with the tool's server before this call"
+
 // seed commits the fixture's sessions to st.
 func seed(t testing.TB, st store.Store) fixture {
 	t.Helper()
@@ -58,6 +61,7 @@ func seed(t testing.TB, st store.Store) fixture {
 			CallID: "call_1", Tool: "write_file", Args: args, Content: "wrote 42 bytes",
 			Duration: 12 * time.Millisecond, SandboxID: "local-1",
 			Effects: []session.FileEffect{{Path: "main.go", Op: session.EffectModified, Diff: testDiff, Size: 42}},
+			Notes:   []session.ToolNote{{Kind: session.ToolNoteReconnected, Text: testNote}},
 		}).WithNode("coder"),
 		session.Assistant("Fixed: n no longer counts one too many.").WithNode("coder"),
 	)

@@ -490,7 +490,7 @@ function summary(c) {
       const r = c.tool_result || {};
       const out = r.error ? `error ${r.error.kind}: ${r.error.message}` : firstLine(r.content, 100);
       const fx = (r.effects || []).length ? ` · ${r.effects.length} file${r.effects.length === 1 ? '' : 's'} changed` : '';
-      return `${r.tool} → ${out} (${fmtDuration(r.duration_ns)})${fx}`;
+      return `${r.tool}${noteKinds(r.notes)} → ${out} (${fmtDuration(r.duration_ns)})${fx}`;
     }
     case 'model_call': {
       const m = c.model_call || {};
@@ -535,8 +535,26 @@ function callDetails(calls) {
   return box;
 }
 
+// noteKinds is a tool result's note kinds for its one-line summary:
+// " [restarted, truncated]", or '' without notes.
+function noteKinds(notes) {
+  return (notes || []).length ? ` [${notes.map((n) => n.kind).join(', ')}]` : '';
+}
+
+// toolNotes shows a tool result's evidence notes (a server restarted
+// before the call, the output cut, a secret scrubbed): the runtime's words
+// about the call, kept apart from the tool's output.
+function toolNotes(notes) {
+  const list = el('ul', { class: 'tool-notes' });
+  for (const n of notes) {
+    list.append(el('li', { class: 'tool-note', 'data-kind': n.kind },
+      el('span', { class: 'note-kind mono', text: n.kind }), ' ', el('span', { class: 'note-text', text: n.text })));
+  }
+  return el('div', { class: 'tool-section' }, el('h4', { text: 'notes' }), list);
+}
+
 // toolDetails shows a tool call's evidence: arguments, output or error,
-// duration, sandbox and the files it changed with their diffs.
+// its notes, duration, sandbox and the files it changed with their diffs.
 function toolDetails(r) {
   const box = el('div', { class: 'tool', 'data-tool': r.tool, 'data-call-id': r.call_id || '' });
   box.append(el('div', { class: 'tool-meta' },
@@ -544,6 +562,7 @@ function toolDetails(r) {
     el('span', { class: 'duration', 'data-ns': r.duration_ns || 0, text: fmtDuration(r.duration_ns) }),
     r.sandbox_id ? el('span', { class: 'sandbox mono', text: 'sandbox ' + r.sandbox_id }) : null,
     r.full_size ? el('span', { class: 'truncated', text: `output truncated (full: ${r.full_size} bytes, ${r.full_hash || ''})` }) : null));
+  if ((r.notes || []).length) box.append(toolNotes(r.notes));
   box.append(el('div', { class: 'tool-section' }, el('h4', { text: 'arguments' }), el('pre', { class: 'args', text: pretty(r.args) || '{}' })));
   if (r.error) {
     box.append(el('div', { class: 'tool-section tool-error' }, el('h4', { text: 'error · ' + r.error.kind }), el('pre', { class: 'output', text: r.error.message })));
