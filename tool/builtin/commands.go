@@ -70,6 +70,11 @@ func run(ctx context.Context, env tool.Env, c sandbox.Command) (string, error) {
 	}
 	r, err := s.Exec(ctx, c)
 	out := formatResult(r)
+	if r.Dropped > 0 {
+		// A remark about the output, not output: a note of its own (at the
+		// end of the text, a cut to the result limit would drop it).
+		env.Note(session.ToolNoteTruncated, cutNote(r))
+	}
 	if err != nil {
 		if errors.Is(err, sandbox.ErrTimeout) {
 			return "", tool.Errorf(session.ToolErrTimeout, err, "timed out; output so far:\n"+out)
@@ -91,13 +96,13 @@ func formatResult(r sandbox.Result) string {
 	if len(r.Stderr) > 0 {
 		fmt.Fprintf(&b, "--- stderr\n%s", r.Stderr)
 	}
-	if r.Dropped > 0 {
-		if !strings.HasSuffix(b.String(), "\n") {
-			b.WriteByte('\n')
-		}
-		fmt.Fprintf(&b, "--- output cut: %d bytes past the first %d MiB of a stream were not kept\n", r.Dropped, sandbox.MaxOutput>>20)
-	}
 	return b.String()
+}
+
+// cutNote is the text of the note on a result whose output the sandbox
+// cut (r.Dropped > 0).
+func cutNote(r sandbox.Result) string {
+	return fmt.Sprintf("the command's output was cut: %d bytes past the first %d MiB of a stream were not kept", r.Dropped, sandbox.MaxOutput>>20)
 }
 
 // Default is the usual set: the file tools, search, and commands.
