@@ -58,11 +58,18 @@ func TestHeaderSecretReference(t *testing.T) {
 	}
 	// And an error quoting it: still a *tool.Error of its kind.
 	args, _ := json.Marshal(map[string]any{"code": -32602, "message": "bad token " + mcpToken})
-	_, err = call(t, tools["rpc"], string(args))
+	_, notes, err = callNoted(t, tools["rpc"], string(args))
 	var te *tool.Error
 	if !errors.As(err, &te) || te.Kind != session.ToolErrInvalidArgs || strings.Contains(err.Error(), mcpToken) ||
 		strings.Contains(te.Message, mcpToken) || !strings.Contains(err.Error(), "[redacted]") {
 		t.Errorf("rpc error = %v (%#v)", err, te)
+	}
+	if len(notes) != 1 || notes[0].Kind != session.ToolNoteRedacted {
+		t.Errorf("notes on the scrubbed error = %+v", notes)
+	}
+	args, _ = json.Marshal(map[string]any{"code": -32602, "message": "bad limit"})
+	if _, notes, err := callNoted(t, tools["rpc"], string(args)); err == nil || len(notes) != 0 {
+		t.Errorf("a clean error = %v, notes %+v", err, notes)
 	}
 }
 
