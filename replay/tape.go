@@ -235,9 +235,13 @@ func (t *tape) diverged(node string, tr *track, c session.Chunk) *Divergence {
 		Expected: tr.digestAt(tr.next), Actual: digest(c), Diff: lineDiff(show(rec), show(c))}
 }
 
-// sameOutcome compares tool results by what they returned.
+// sameOutcome compares tool results by what they returned: their content,
+// or, for two results both cut to the result limit, the full results' hash
+// (a record made before the cut became a note has the remark
+// "[truncated: …]" in its content; the full result is the same).
 func sameOutcome(a, b *session.ToolResult) bool {
-	return a.CallID == b.CallID && a.Tool == b.Tool && a.Content == b.Content && (a.Error == nil) == (b.Error == nil) &&
+	same := a.FullHash == b.FullHash && a.FullSize == b.FullSize && (a.FullHash != "" || a.Content == b.Content)
+	return a.CallID == b.CallID && a.Tool == b.Tool && same && (a.Error == nil) == (b.Error == nil) &&
 		(a.Error == nil || a.Error.Kind == b.Error.Kind)
 }
 
