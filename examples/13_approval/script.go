@@ -9,11 +9,13 @@ import (
 )
 
 // The scripted releaser: the changelog entry, then the packaging command,
-// then an answer that depends on what became of the command.
+// then an answer that depends on what became of the command. The command
+// dates the changelog before it archives it, so that every run makes the
+// same archive (tar keeps the file's time).
 
 const (
 	changelog = "# Changelog\n\n## v1.4.0\n\n- Parallel branches get their own copy of the workspace.\n"
-	pack      = "mkdir -p release && tar -czf release/rath-v1.4.0.tar.gz CHANGELOG.md && tar -tzf release/rath-v1.4.0.tar.gz"
+	pack      = "mkdir -p release && touch -t 202601010000 CHANGELOG.md && tar -czf release/rath-v1.4.0.tar.gz CHANGELOG.md && tar -tzf release/rath-v1.4.0.tar.gz"
 )
 
 func release(_ context.Context, req *model.Request) (model.Response, error) {
