@@ -41,11 +41,7 @@ func TestInterruptedRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds rath and starts processes")
 	}
-	bin := filepath.Join(t.TempDir(), "rath")
-	build := exec.Command("go", "build", "-o", bin, "github.com/openrath/rath/cmd/rath")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := rathBinary(t)
 	t.Run("KilledInsideATool", func(t *testing.T) {
 		t.Run("sqlite", func(t *testing.T) { killedInsideATool(t, newCLI(t, bin, "")) })
 		t.Run("postgres", func(t *testing.T) { killedInsideATool(t, newCLI(t, bin, pgtest.FreshDB(t, "rath_cli_resume"))) })
@@ -58,6 +54,8 @@ func TestInterruptedRuns(t *testing.T) {
 type built struct {
 	t                   *testing.T
 	bin, home, storeURL string
+	// env is added to the environment rath runs in, after the rest.
+	env []string
 }
 
 func newCLI(t *testing.T, bin, storeURL string) *built {
@@ -70,6 +68,7 @@ func (c *built) command(args ...string) *exec.Cmd {
 	}
 	cmd := exec.Command(c.bin, args...)
 	cmd.Env = append(os.Environ(), "RATH_HOME="+c.home, "RATH_EFFECT_LOG="+filepath.Join(c.home, "effects.log"), "RATH_ATTEMPT_LOG=", "RATH_MEMORY=")
+	cmd.Env = append(cmd.Env, c.env...)
 	return cmd
 }
 

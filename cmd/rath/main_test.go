@@ -10,7 +10,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"rath": main})
+	testscript.Main(cleanM{m}, map[string]func(){"rath": main})
 }
 
 // TestScripts runs the scripts of testdata/script on this binary: the
