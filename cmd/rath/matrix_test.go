@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -100,8 +102,8 @@ func TestInterruptMatrix(t *testing.T) {
 		wg.Wait()
 	})
 	f := &m.total
-	t.Logf("interrupt matrix: %d workflows × %d stores, seed %d, %s: %d interruptions tried, %d landed inside runs (%d of SIGKILL, %d of SIGINT, %d of SIGTERM), %d before a run was recorded, %d after it ended; %d resumed, %d outputs equal to the uninterrupted run's (%d of them up to a call the signal cut, recorded interrupted), %d differ",
-		len(workflows), len(stores), cfg.seed, time.Since(began).Round(time.Second), f.tried, f.landed, f.bySignal["KILL"], f.bySignal["INT"], f.bySignal["TERM"],
+	t.Logf("interrupt matrix: %d workflows × %d stores, seed %d, %s: %d interruptions tried, %d landed inside runs (%s), %d before a run was recorded, %d after it ended; %d resumed, %d outputs equal to the uninterrupted run's (%d of them up to a call the signal cut, recorded interrupted), %d differ",
+		len(workflows), len(stores), cfg.seed, time.Since(began).Round(time.Second), f.tried, f.landed, f.landedBy(cfg.signals),
 		f.before, f.ended, f.resumed, f.equal, f.cut, f.differ)
 	if !t.Failed() && full && f.landed < target {
 		t.Errorf("only %d interruptions landed inside runs; the matrix promises %d", f.landed, target)
@@ -122,6 +124,15 @@ type figures struct {
 	tried, landed, before, ended int
 	resumed, equal, differ, cut  int
 	bySignal                     map[string]int
+}
+
+// landedBy says how many interruptions of each signal landed.
+func (f *figures) landedBy(ss []matrixSignal) string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, fmt.Sprintf("%d of SIG%s", f.bySignal[s.name], s.name))
+	}
+	return strings.Join(out, ", ")
 }
 
 // count adds to the figures.
