@@ -53,7 +53,7 @@ type Review struct {
 // chunk each, under the turn's node, so the resumed run finds them right
 // after the turn.
 func Settle(s *session.Session, node string, calls []session.ToolCall, rs ...Review) (*session.Session, error) {
-	if s.Len() == 0 || s.Chunk(s.Len()-1).Assistant == nil {
+	if !endsWithTurn(s) {
 		return s, fmt.Errorf("agent: settle: session %s does not end with the calls' turn", s.ID())
 	}
 	var cs []session.Chunk
@@ -110,4 +110,19 @@ func reviewed(a *session.Approval, call session.ToolCall) (session.ToolResult, b
 	default:
 		return session.ToolResult{}, false, fmt.Errorf("%w: call %s %s by %s: %s", ErrAborted, call.Name, call.ID, a.By, a.Reason)
 	}
+}
+
+// endsWithTurn reports whether s ends with a turn, followed only by
+// approvals of its calls (verdicts, start marks).
+func endsWithTurn(s *session.Session) bool {
+	for i := s.Len() - 1; i >= 0; i-- {
+		c := s.Chunk(i)
+		switch {
+		case c.Assistant != nil:
+			return true
+		case c.Approval == nil:
+			return false
+		}
+	}
+	return false
 }

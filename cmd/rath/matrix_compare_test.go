@@ -20,7 +20,7 @@ func compare(want, got projection) (diff, cut int) {
 		if want.lines[i] == got.lines[i] {
 			continue
 		}
-		if cutCall(want.lines[i], got.lines[i]) {
+		if cutCall(want.lines[i], got.lines[i]) || reviewedCall(got.lines[i], got.reviewed) {
 			return -1, i
 		}
 		return i, -1
@@ -89,4 +89,33 @@ func (p projection) line(i int) string {
 		return p.lines[i]
 	}
 	return "(none: it has " + fmt.Sprint(len(p.lines)) + " chunks)"
+}
+
+// withoutReviews leaves out the review chunks a person's verdict added
+// (rath review), the one thing a resumed run settled by review has that an
+// uninterrupted run has not, and returns the calls they settled. (Left out
+// before projecting, so that the positions other chunks are named by stay
+// those of an uninterrupted run.)
+func withoutReviews(chunks []session.Chunk) ([]session.Chunk, map[string]bool) {
+	out, reviewed := chunks[:0:0], map[string]bool{}
+	for _, c := range chunks {
+		if c.Approval != nil && session.IsReview(c.Approval.Verdict) {
+			reviewed[c.Approval.CallID] = true
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, reviewed
+}
+
+// reviewedCall reports whether got is the result of a call a review
+// settled: the matrix's reviewer says "not happened" whatever happened, so
+// the call made again may find its effect there already.
+func reviewedCall(got string, reviewed map[string]bool) bool {
+	var g struct {
+		ToolResult *struct {
+			CallID string `json:"call_id"`
+		} `json:"tool_result"`
+	}
+	return len(reviewed) > 0 && json.Unmarshal([]byte(got), &g) == nil && g.ToolResult != nil && reviewed[g.ToolResult.CallID]
 }

@@ -68,6 +68,9 @@ import (
 // matrix_compare_test.go how a call the signal cut is compared.
 type projection struct {
 	lines []string
+	// reviewed are the calls a review settled (their review chunks are
+	// not in lines): a person's verdict decides what follows them.
+	reviewed map[string]bool
 	// times are the chunks' times, kept aside to find the resume point.
 	times []int64
 }
