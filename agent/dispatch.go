@@ -70,6 +70,9 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 		env.Sandbox = r.lease.Sandbox
 	}
 	cut := r.runCalls(env, calls, rsrc, res, run)
+	if err := r.unheld(); err != nil {
+		return err // a call was not started: nothing of the step is recorded
+	}
 	for i := range res {
 		if cut != nil && cut[i] {
 			continue // cut short by a stop: its effect is unknown, it has no result
@@ -276,6 +279,12 @@ func (r *run) call(rctx context.Context, env tool.Env, c session.ToolCall, rs []
 	if err := r.a.cfg.Policy.Check(&r.counter, c.Name, c.Args, rs); err != nil {
 		out.Error = &session.ToolError{Kind: tool.KindOf(err), Message: err.Error()}
 		return out
+	}
+	if !t.Idempotent() {
+		if err := r.checkHolder(); err != nil {
+			out.Error = &session.ToolError{Kind: session.ToolErrInterrupted, Message: "not started: " + err.Error()}
+			return out
+		}
 	}
 	var mark *sandbox.Mark
 	if env.Sandbox != nil && writes(rs) {

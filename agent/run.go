@@ -44,6 +44,7 @@ type run struct {
 	pol     policy.Decider    // decides the run's actions (nil: none)
 	scope   *store.Scope      // the run's tenant and project, once asked
 	rulings map[string]ruling // the policy's rulings on this step's calls, by call id
+	held    heldCheck         // the run's holder check before effects (holder.go)
 }
 
 // add appends chunks made by this run, through the player if replaying.
@@ -200,6 +201,12 @@ func (r *run) steps(first int) {
 func (r *run) toolStep(step int, calls []session.ToolCall, refused map[string]session.ToolResult) bool {
 	from := r.s.Len()
 	if err := r.dispatch(step, calls, refused); err != nil {
+		if r.unheld() != nil {
+			// The process lost the run before a call began: nothing is
+			// recorded (its holder goes on from the record).
+			r.yield(Event{Kind: Done, Session: r.s}, err)
+			return false
+		}
 		var u *Unsettled
 		if errors.As(err, &u) {
 			// Stop, committed up to the calls' turn, for a person to

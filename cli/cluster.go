@@ -412,6 +412,9 @@ func printRun(w io.Writer, r *cluster.Run) {
 	if r.Review != nil {
 		fmt.Fprintf(w, "  needs review: %v\n", r.Review)
 	}
+	for _, h := range r.Previous {
+		fmt.Fprintf(w, "  previous holder: %s\n", h)
+	}
 	if r.Error != "" {
 		fmt.Fprintf(w, "  error: %s\n", r.Error)
 	}
@@ -549,10 +552,10 @@ func (a *app) pendingCmd() *cobra.Command {
 }
 
 func (a *app) reviewCmd() *cobra.Command {
-	var happened, notHappened, abort, quiet bool
+	var happened, notHappened, abort, quiet, force bool
 	var result, call, reason, by string
 	c := &cobra.Command{
-		Use:   "review ID --happened [--result @FILE] | --not-happened | --abort",
+		Use:   "review ID --happened [--result @FILE] | --not-happened [--force] | --abort",
 		Short: "Settle a run waiting in needs_review: did the interrupted call's effect happen?",
 		Long: `Settle a run waiting in needs_review: a call to a tool that is not idempotent was made when the
 run stopped (its process was killed, or it was stopped past its grace period) and nobody knows
@@ -566,7 +569,7 @@ resumed here; a cluster's run is continued by its workers.`,
 			if err != nil {
 				return err
 			}
-			o := cluster.ReviewOptions{CallID: call, By: by, Reason: reason}
+			o := cluster.ReviewOptions{CallID: call, By: by, Reason: reason, Force: force}
 			switch {
 			case happened && !notHappened && !abort:
 				o.Verdict = session.VerdictHappened
@@ -576,6 +579,9 @@ resumed here; a cluster's run is continued by its workers.`,
 				o.Verdict = session.VerdictAborted
 			default:
 				return usageErr("give exactly one of --happened, --not-happened, --abort")
+			}
+			if force && !notHappened {
+				return usageErr("--force goes with --not-happened")
 			}
 			if result != "" {
 				if !happened {
@@ -593,6 +599,9 @@ resumed here; a cluster's run is continued by its workers.`,
 				return err
 			}
 			defer cl.Close()
+			if force {
+				fmt.Fprintf(a.stderr, "warning: --force: %s is settled as not happened even if a worker that ran the call may still exist; if it does and finishes the call, its effect happens twice\n", id)
+			}
 			if err := cl.Review(ctx, id, o); err != nil {
 				return err
 			}
@@ -603,6 +612,7 @@ resumed here; a cluster's run is continued by its workers.`,
 	c.Flags().BoolVar(&happened, "happened", false, "the call's effect happened")
 	c.Flags().BoolVar(&notHappened, "not-happened", false, "the call's effect did not happen: run it again")
 	c.Flags().BoolVar(&abort, "abort", false, "end the run")
+	c.Flags().BoolVar(&force, "force", false, "with --not-happened: settle even while a worker that ran the call may still exist (paused, say): its effect may then happen twice")
 	c.Flags().StringVar(&result, "result", "", "what the call returned (TEXT, @FILE or -), with --happened")
 	c.Flags().StringVar(&call, "call", "", "settle this call only (default: every unsettled call)")
 	c.Flags().StringVar(&reason, "reason", "", "why")

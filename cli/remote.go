@@ -171,7 +171,7 @@ func (r remoteOps) Pending(ctx context.Context) ([]cluster.Run, error) {
 }
 
 func (r remoteOps) Review(ctx context.Context, id session.ID, o cluster.ReviewOptions) error {
-	_, err := r.c.ReviewRun(ctx, id, client.Review{Verdict: o.Verdict, Result: o.Result, Call: o.CallID, By: o.By, Reason: o.Reason})
+	_, err := r.c.ReviewRun(ctx, id, client.Review{Verdict: o.Verdict, Result: o.Result, Call: o.CallID, By: o.By, Reason: o.Reason, Force: o.Force})
 	return err
 }
 

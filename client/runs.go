@@ -212,6 +212,9 @@ type Review struct {
 	Call    string `json:"call,omitempty"`
 	By      string `json:"by"`
 	Reason  string `json:"reason,omitempty"`
+	// Force settles not_happened even while a worker that ran the call
+	// may still exist: its effect may then happen twice.
+	Force bool `json:"force,omitempty"`
 }
 
 // ReviewRun settles the calls run id waits on.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/openrath/rath/agent"
@@ -129,6 +130,11 @@ type ReviewOptions struct {
 	CallID string
 	By     string
 	Reason string
+	// Force settles a call as not happened even though a worker that was
+	// running it may still exist (ErrHolderMayExist): if it does, and
+	// wakes up, the call's effect may happen twice. The review records
+	// that it was forced, and over whom.
+	Force bool
 }
 
 // Review settles the calls a run waits on (their effect unknown after their
@@ -168,6 +174,17 @@ func (c *Cluster) Review(ctx context.Context, id session.ID, o ReviewOptions) er
 	if len(rest) > 0 {
 		return fmt.Errorf("cluster: review %s: settle every unsettled call (%s): %d remain; give no call id to settle all alike", id, callIDs(u.Calls), len(rest))
 	}
+	if o.Verdict == session.VerdictNotHappened {
+		forced, err := c.holdersGone(ctx, run, o.Force)
+		if err != nil {
+			return fmt.Errorf("cluster: review %s: %w", id, err)
+		}
+		if forced != "" {
+			for i := range rs {
+				rs[i].Reason = strings.TrimSpace(rs[i].Reason + " [forced while " + forced + "]")
+			}
+		}
+	}
 	settled, err := agent.Settle(s, u.Node, u.Calls, rs...)
 	if err != nil {
 		return fmt.Errorf("cluster: review %s: %w", id, err)
@@ -184,7 +201,7 @@ func (c *Cluster) Review(ctx context.Context, id session.ID, o ReviewOptions) er
 		if err := st.Commit(fctx, settled, u.Head); err != nil {
 			return err
 		}
-		run.Review = nil
+		run.Review, run.Displaced = nil, nil
 		note := session.Note(fmt.Sprintf("lifecycle: run aborted by review of %s (%s): %s", o.By, callIDs(u.Calls), o.Reason))
 		if err := c.record(fctx, run, note); err != nil {
 			return err
@@ -218,7 +235,7 @@ func (c *Cluster) continueWith(ctx context.Context, run *Run, s *session.Session
 		return fmt.Errorf("%w: %s moved on meanwhile", ErrNotWaiting, run.ID)
 	}
 	run = fresh
-	run.Review = nil // settled, if it waited for one
+	run.Review, run.Displaced = nil, nil // settled, if it waited for one
 	live, err := c.live(ctx, &c.cache)
 	if err != nil {
 		return err

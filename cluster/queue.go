@@ -10,6 +10,8 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
+
+	"github.com/openrath/rath/session"
 )
 
 // jobKind is the River job kind of a run's slice.
@@ -18,6 +20,9 @@ const jobKind = "rath.run"
 // runArgs are a run job's arguments: the run (its input session's id).
 type runArgs struct {
 	Run string `json:"run"`
+	// From is, on a job that replaces a dead worker's, that worker's
+	// session: the run is taken over from it (holder.go).
+	From session.ID `json:"from,omitempty"`
 }
 
 // Kind implements river.JobArgs.
@@ -31,8 +36,9 @@ type queue interface {
 	// replace finalizes the running jobs ids (a dead worker's) and inserts
 	// a new job for each of their runs in the same queue, in one
 	// transaction: a late completion by the dead worker then touches only
-	// its own, finalized job.
-	replace(ctx context.Context, jobs []*rivertype.JobRow, why string) (map[string]int64, error)
+	// its own, finalized job. from is the dead worker's session ("" when
+	// the jobs' worker lives), noted on the new jobs.
+	replace(ctx context.Context, jobs []*rivertype.JobRow, from session.ID, why string) (map[string]int64, error)
 	// cancel cancels a job (a running one's context where its client can be
 	// reached).
 	cancel(ctx context.Context, id int64) error
@@ -96,13 +102,14 @@ func insertOpts(queue string) *river.InsertOpts {
 	return &river.InsertOpts{Queue: queue, MaxAttempts: 1000}
 }
 
-func (q *rq[TTx]) replace(ctx context.Context, jobs []*rivertype.JobRow, why string) (map[string]int64, error) {
+func (q *rq[TTx]) replace(ctx context.Context, jobs []*rivertype.JobRow, from session.ID, why string) (map[string]int64, error) {
 	ids := map[string]int64{}
 	for _, j := range jobs {
 		var a runArgs
 		if err := json.Unmarshal(j.EncodedArgs, &a); err != nil {
 			return ids, fmt.Errorf("cluster: job %d: %w", j.ID, err)
 		}
+		a.From = from
 		id, err := q.replaceOne(ctx, j, a, why)
 		if err != nil {
 			return ids, err

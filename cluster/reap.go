@@ -63,7 +63,7 @@ func (c *Cluster) reap(ctx context.Context, self string, steady bool) error {
 			}
 		}
 		why := fmt.Sprintf("worker %s died (%s); its runs were handed on by %s", d.ID, d.Why, self)
-		ids, err := c.q.replace(ctx, mine, why)
+		ids, err := c.q.replace(ctx, mine, d.Session, why)
 		if err != nil {
 			return err
 		}
@@ -211,7 +211,7 @@ func (c *Cluster) unstick(ctx context.Context, self string, finished map[int64]t
 	if len(stuck) == 0 {
 		return nil
 	}
-	ids, err := c.q.replace(ctx, stuck, "worker "+self+" no longer held the run (its completion was lost)")
+	ids, err := c.q.replace(ctx, stuck, "", "worker "+self+" no longer held the run (its completion was lost)")
 	if err == nil {
 		err = c.setJobs(ctx, ids)
 	}

@@ -85,6 +85,16 @@ type Run struct {
 	Output session.ID `json:"output,omitempty"`
 	// Review is the unsettled calls of a run in needs_review.
 	Review *agent.Unsettled `json:"review,omitempty"`
+	// Holder is the worker process holding the run (running), or that
+	// last held it.
+	Holder *Holder `json:"holder,omitempty"`
+	// Displaced are the holders taken for dead while they held the run,
+	// since it last settled (holder.go): a call of theirs may still run.
+	Displaced []Holder `json:"displaced,omitempty"`
+	// Previous says, of a run in needs_review read by RunStatus, whether
+	// each displaced holder may still exist (told as it is read; not
+	// stored).
+	Previous []HolderState `json:"previous,omitempty"`
 	// Pinned says why the run continues on Host.
 	Pinned string `json:"pinned,omitempty"`
 	Host   string `json:"host,omitempty"`
@@ -162,7 +172,9 @@ func (r *Run) save(ctx context.Context, st store.Store, also ...string) error {
 // labels are the labels that hold the run's record and state, with any
 // other labels given (key, value, ...).
 func (r *Run) labels(also ...string) (map[string]string, error) {
-	b, err := json.Marshal(r)
+	rec := *r
+	rec.Previous = nil // told as it is read
+	b, err := json.Marshal(&rec)
 	if err != nil {
 		return nil, err
 	}
@@ -176,5 +188,8 @@ func (r *Run) labels(also ...string) (map[string]string, error) {
 // move sets the run's state (and since) and saves it.
 func (r *Run) move(ctx context.Context, st store.Store, to State) error {
 	r.State, r.Since = to, time.Now().UTC()
+	if to.Final() {
+		r.Displaced = nil // nothing left to review
+	}
 	return r.save(ctx, st)
 }

@@ -62,7 +62,10 @@ var hostLocal = map[string]bool{"local": true, "bwrap": true, "docker": true}
 // work runs one slice of a run: it takes the run (a new fencing epoch),
 // records who took it and why when the worker changes, resumes the run from
 // its committed steps until the slice ends, and settles what came of it.
-func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session.ID) error {
+//
+// from is the worker the job was taken from as it was taken for dead, if
+// it replaces a dead worker's.
+func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session.ID, from session.ID) error {
 	began := time.Now()
 	st := w.c.rt.Store
 	ctx, cancel := context.WithCancel(ctx)
@@ -127,12 +130,17 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 			return err
 		}
 	}
-	why := w.takeReason(run)
+	d := w.displaced(ctx, run, from)
+	why := w.takeReason(run, d)
 	if moved != "" {
 		why += "; " + moved
 	}
+	if d != nil {
+		run.displace(d.Holder) // taken for dead while it held the run: it may only be paused
+	}
 	prev := run.Worker
-	run.Worker, run.Pool, run.Slices, run.Error = w.info.ID, queue, run.Slices+1, ""
+	self := w.holder()
+	run.Worker, run.Holder, run.Pool, run.Slices, run.Error = w.info.ID, &self, queue, run.Slices+1, ""
 	if run.Revision == "" {
 		run.Revision = rev
 	}
@@ -163,7 +171,9 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	}
 	w.c.runEvent(ctx, run)
 
-	sctx := fctx
+	// A call to a tool that is not idempotent starts only while the worker
+	// still holds the run (lost.go).
+	sctx := runctx.WithHolderCheck(fctx, w.holds(id, epoch, h))
 	g := newGate(began, w.c.opts.SliceSteps, w.c.opts.SliceTime, &w.draining)
 	sctx = runctx.WithSlice(runctx.WithRecordedVerdicts(runctx.WithReview(sctx)), g.more)
 	sctx = flow.WithOutputLabels(sctx, map[string]string{rath.WorkflowLabel: run.Workflow})
@@ -182,9 +192,11 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 		return w.c.fail(fctx, run, nil, fmt.Errorf("build %s: %w", run.Workflow, err))
 	}
 	var out *session.Session
-	rst := st // what the run commits through: observed, if the worker has metrics
+	// What the run commits through: nothing once it is lost; observed, if
+	// the worker has metrics.
+	var rst store.Store = heldStore{Store: st, h: h}
 	if w.metrics != nil {
-		rst = w.metrics.Observe(st)
+		rst = w.metrics.Observe(rst)
 	}
 	if quota.TokensPerDay > 0 || quota.CostPerDay > 0 {
 		// Its scope's model use is counted, for its daily quotas.
@@ -205,6 +217,12 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	}
 	endDeltas() // published before the run moves on, so streams have them before its end
 
+	if h.lost.Load() {
+		// Lost meanwhile (taken over, or the worker taken for dead): its
+		// holder now goes on from the record; this slice writes nothing.
+		w.c.log.Warn("run lost: its calls were stopped, nothing more recorded", "run", id, "worker", w.info.ID, "err", err)
+		return nil
+	}
 	if err != nil || h.cancelled.Load() {
 		// Stopped by a cancel: from this worker's poll of the store, or
 		// from River reaching the job (rath cancel cancels it too).
@@ -219,16 +237,25 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 // takeReason says why this worker takes the run, when it is news: the
 // first slice, a takeover from a dead worker, a continuation after a
 // person's verdict.
-func (w *Worker) takeReason(run *Run) string {
+func (w *Worker) takeReason(run *Run, d *displacedHolder) string {
 	switch {
 	case run.Slices == 0:
 		return "starts the run"
+	case d != nil:
+		return fmt.Sprintf("takes the run over from %s (host %s, pid %d; %s)", d.Worker, d.Host, d.PID, d.why)
 	case run.State == StateRunning && run.Worker != w.info.ID:
 		return "takes the run over from " + run.Worker + " (it stopped answering)"
 	case run.Worker != w.info.ID:
 		return "continues the run after " + run.Worker
 	}
 	return ""
+}
+
+// holder is the worker's holder record.
+func (w *Worker) holder() Holder {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return holderOf(w.info)
 }
 
 // pin notes, on its first slice, where a run is placed. A run on a
@@ -307,6 +334,13 @@ func (w *Worker) settle(ctx, fctx context.Context, run *Run, out *session.Sessio
 		return nil
 	case errors.Is(err, store.ErrFenced):
 		return w.lost(err)
+	case errors.Is(err, errUnchecked):
+		// A call was not started: whether the worker still holds the run
+		// could not be told. River tries the slice again.
+		return err
+	case errors.Is(err, runctx.ErrNotHolder):
+		w.c.log.Warn("run lost before a call started: another worker holds it", "run", run.ID, "worker", w.info.ID, "err", err)
+		return nil
 	case ctx.Err() != nil:
 		// The worker is stopping hard: the run goes back to the queue.
 		return river.JobSnooze(0)

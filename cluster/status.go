@@ -97,6 +97,12 @@ func (c *Cluster) RunStatus(ctx context.Context, id session.ID) (*Run, []session
 		return nil, nil, err
 	}
 	r = overlayCancel(info, r)
+	if r.State == StateNeedsReview {
+		// Whether a worker that ran the unsettled calls may still exist.
+		if r.Previous, err = c.holders(ctx, r.Displaced); err != nil {
+			return nil, nil, err
+		}
+	}
 	var history []session.Chunk
 	in, err := c.rt.Store.Load(ctx, id)
 	if err != nil {

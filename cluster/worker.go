@@ -61,6 +61,10 @@ type Worker struct {
 	// later.
 	storeUp atomic.Int64
 	lock    *liveLock // PostgreSQL: the lock that says it lives
+	// dead: the cluster took this worker for dead (lost.go); gone is
+	// closed then.
+	dead atomic.Bool
+	gone chan struct{}
 }
 
 // finish is when a job's Work returned, and the attempt it ended (River
@@ -73,6 +77,7 @@ type finish struct {
 type hold struct {
 	cancel    context.CancelFunc
 	cancelled atomic.Bool // stopped by a cancel request
+	lost      atomic.Bool // the worker no longer holds the run (lost.go)
 }
 
 // NewWorker registers a worker: its session in the store says who it is,
@@ -92,7 +97,7 @@ func (c *Cluster) NewWorker(ctx context.Context, o WorkerOptions) (*Worker, erro
 		o.Offers = map[string]string{}
 	}
 	c.keepRemote()
-	w := &Worker{c: c, held: map[session.ID]*hold{}, finished: map[int64]finish{}, metrics: o.Metrics}
+	w := &Worker{c: c, held: map[session.ID]*hold{}, finished: map[int64]finish{}, metrics: o.Metrics, gone: make(chan struct{})}
 	w.info = WorkerInfo{ID: o.ID, Host: c.host, PID: os.Getpid(), Offers: maps.Clone(o.Offers), Serves: serves,
 		Concurrency: o.Concurrency, Started: time.Now().UTC(), State: workerAlive}
 	w.info.Pool = queueName(poolKey(o.Offers, serves))
@@ -200,12 +205,19 @@ func (w *Worker) register(ctx context.Context) error {
 	return w.beat(ctx)
 }
 
-// beat writes the worker's info with the time: it is alive.
+// beat writes the worker's info with the time: it is alive — unless it
+// finds that the cluster took it for dead (then it writes nothing: the
+// worker stops).
 func (w *Worker) beat(ctx context.Context) error {
 	if w.lock != nil {
 		if err := w.lock.hold(ctx); err != nil {
 			return err
 		}
+	}
+	if err := w.confirm(ctx); errors.Is(err, ErrTakenForDead) {
+		return nil
+	} else if err != nil {
+		return err
 	}
 	w.mu.Lock()
 	w.info.Beat = time.Now().UTC()
@@ -233,7 +245,11 @@ func (w *Worker) Run(ctx context.Context) error {
 	settled, unsubscribe := w.q.settled()
 	go w.forget(settled)
 	defer unsubscribe()
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case <-w.gone:
+		return w.stopDead(ctx, stopLoop, loopDone)
+	}
 	w.c.log.Info("worker draining", "worker", w.info.ID)
 	w.draining.Store(true)
 	w.ready.Store(false)
@@ -248,6 +264,20 @@ func (w *Worker) Run(ctx context.Context) error {
 	_ = store.MoveTo(context.WithoutCancel(ctx), w.c.rt.Store, w.info.Session, store.StatusClosed)
 	w.c.log.Info("worker stopped", "worker", w.info.ID)
 	return err
+}
+
+// stopDead stops a worker taken for dead: its runs' slices were stopped
+// (lost.go); once they end, it returns ErrTakenForDead, leaving its record
+// as the cluster wrote it (dead).
+func (w *Worker) stopDead(ctx context.Context, stopLoop context.CancelFunc, loopDone <-chan struct{}) error {
+	w.draining.Store(true)
+	w.ready.Store(false)
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	err := w.q.stop(stopCtx)
+	stopLoop()
+	<-loopDone
+	return errors.Join(fmt.Errorf("cluster: worker %s: %w", w.info.ID, ErrTakenForDead), err)
 }
 
 func (w *Worker) setState(ctx context.Context, s string) {
@@ -392,7 +422,7 @@ func (rw *runWorker) Work(ctx context.Context, job *river.Job[runArgs]) error {
 	rw.w.mu.Lock()
 	delete(rw.w.finished, job.ID) // a snoozed job worked again
 	rw.w.mu.Unlock()
-	err := rw.w.work(ctx, job.ID, job.Queue, session.ID(job.Args.Run))
+	err := rw.w.work(ctx, job.ID, job.Queue, session.ID(job.Args.Run), job.Args.From)
 	rw.w.mu.Lock()
 	f := finish{at: time.Now()}
 	if job.AttemptedAt != nil {

@@ -92,10 +92,11 @@ func (c *Cluster) listWorkers(ctx context.Context, f store.Filter) ([]WorkerInfo
 	return out, nil
 }
 
-// alive decides whether w works. On this host the kernel says: its
-// process exists and is not stopped (a busy worker whose heartbeat lags is
-// not taken for dead). Elsewhere, its heartbeat: it said so within
-// DeadAfter.
+// alive decides whether w works. On this host the kernel says whether its
+// process is gone (dead at once) or runs (a busy worker whose heartbeat
+// lags is not taken for dead). A stopped process (SIGSTOP, a debugger) is
+// paused, not dead: like a worker on another host, it is dead once its
+// heartbeat is silent for DeadAfter — and the reason says it may resume.
 func (c *Cluster) alive(w WorkerInfo, now time.Time) (bool, string) {
 	switch w.State {
 	case workerStopped:
@@ -103,18 +104,19 @@ func (c *Cluster) alive(w WorkerInfo, now time.Time) (bool, string) {
 	case workerDead:
 		return false, w.Why
 	}
+	paused := ""
 	if w.Host == c.host && w.PID > 0 {
 		switch procState(w.PID) {
 		case procGone:
 			return false, "its process is gone"
 		case procStopped:
-			return false, "its process is stopped"
+			paused = fmt.Sprintf("its process %d is stopped (paused: it may resume) and ", w.PID)
 		case procRunning:
 			return true, ""
 		}
 	}
 	if silent := now.Sub(w.Beat); silent > c.opts.DeadAfter {
-		return false, "silent for " + silent.Round(time.Millisecond).String()
+		return false, paused + "silent for " + silent.Round(time.Millisecond).String()
 	}
 	return true, ""
 }

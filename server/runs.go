@@ -170,6 +170,9 @@ type ReviewRequest struct {
 	Call   string `json:"call,omitempty"`
 	By     string `json:"by"`
 	Reason string `json:"reason,omitempty"`
+	// Force settles not_happened even while a worker that ran the call
+	// may still exist (refused otherwise: a conflict).
+	Force bool `json:"force,omitempty"`
 }
 
 // Verdict is the body of POST /v1/approvals/{id}.

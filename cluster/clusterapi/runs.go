@@ -96,7 +96,7 @@ func (c clusterRuns) Review(ctx context.Context, sc store.Scope, id session.ID, 
 	if _, err := c.runIn(ctx, sc, id); err != nil {
 		return err
 	}
-	return kindOf(c.cl.Review(ctx, id, cluster.ReviewOptions{Verdict: req.Verdict, Result: req.Result, CallID: req.Call, By: req.By, Reason: req.Reason}))
+	return kindOf(c.cl.Review(ctx, id, cluster.ReviewOptions{Verdict: req.Verdict, Result: req.Result, CallID: req.Call, By: req.By, Reason: req.Reason, Force: req.Force}))
 }
 
 func (c clusterRuns) Approvals(ctx context.Context, q server.RunQuery) ([]server.RunView, error) {
@@ -297,7 +297,7 @@ func kindOf(err error) error {
 		return apiErr(err, store.ErrConflict)
 	case errors.Is(err, cluster.ErrBadSchedule), errors.Is(err, cluster.ErrBadWebhook):
 		return apiErr(err, server.ErrInvalid)
-	case errors.Is(err, cluster.ErrNotWaiting), errors.Is(err, cluster.ErrFinal), errors.Is(err, cluster.ErrNotResumable):
+	case errors.Is(err, cluster.ErrNotWaiting), errors.Is(err, cluster.ErrFinal), errors.Is(err, cluster.ErrNotResumable), errors.Is(err, cluster.ErrHolderMayExist):
 		return apiErr(err, store.ErrConflict)
 	case errors.Is(err, cluster.ErrKeyReused):
 		return apiErr(err, server.ErrKeyReused)

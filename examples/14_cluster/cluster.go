@@ -23,7 +23,12 @@ type Config struct {
 	Idempotent bool `json:"idempotent"`
 	SleepMS    int  `json:"sleep_ms"`
 	SleepOn    int  `json:"sleep_on"` // sleep on this effect only (0: on every one)
-	Approval   bool `json:"approval"`
+	// SleepBefore sleeps before the effect instead of after it, having
+	// noted the call as begun in the effect log's begun log (BegunLog): a
+	// process paused in that sleep has begun the call but not made its
+	// effect. Only a call's first execution sleeps.
+	SleepBefore bool `json:"sleep_before"`
+	Approval    bool `json:"approval"`
 	// ToolApproval makes every record_effect call wait for a person's
 	// approval (the agent pauses; `rath approve` answers).
 	ToolApproval bool `json:"tool_approval"`

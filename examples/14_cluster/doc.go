@@ -10,6 +10,7 @@
 //	 "idempotent": true,    // the tool dedupes by its idempotency key
 //	 "sleep_ms": 0,         // the tool sleeps this long after its effect
 //	 "sleep_on": 0,         // ...after this effect only (0: after each)
+//	 "sleep_before": false, // sleep before the effect instead (noted as begun)
 //	 "approval": false,     // a human approval gate halfway through
 //	 "tool_approval": false} // every tool call waits for a person's approval
 //

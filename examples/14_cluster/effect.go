@@ -35,6 +35,24 @@ func record(ctx context.Context, log string, env tool.Env, in effectArgs, cfg Co
 			_ = appendLine(p, fmt.Sprintf("%s %d %d %d %d", runctx.ID(ctx), in.N, os.Getpid(), start, time.Now().UnixNano()))
 		}()
 	}
+	sleep := cfg.SleepMS > 0 && (cfg.SleepOn == 0 || cfg.SleepOn == in.N)
+	if sleep && cfg.SleepBefore {
+		// The first execution of the call sleeps; one begun again (after
+		// a review) goes straight to its effect.
+		again, err := begunBefore(BegunLog(log), env.IdempotencyKey)
+		if err != nil {
+			return "", err
+		}
+		if err := appendLine(BegunLog(log), fmt.Sprintf("%s %s %d %d", env.IdempotencyKey, runctx.ID(ctx), in.N, os.Getpid())); err != nil {
+			return "", err
+		}
+		if !again {
+			if err := pause(ctx, cfg.SleepMS); err != nil {
+				return "", err // stopped before its effect: none made
+			}
+		}
+		sleep = false
+	}
 	already, err := write(log, env.IdempotencyKey, fmt.Sprintf("%s %s %d", env.IdempotencyKey, runctx.ID(ctx), in.N), cfg.Idempotent)
 	if err != nil {
 		return "", err
@@ -44,17 +62,46 @@ func record(ctx context.Context, log string, env tool.Env, in effectArgs, cfg Co
 			return "", err
 		}
 	}
-	if cfg.SleepMS > 0 && (cfg.SleepOn == 0 || cfg.SleepOn == in.N) {
-		select {
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case <-time.After(time.Duration(cfg.SleepMS) * time.Millisecond):
+	if sleep {
+		if err := pause(ctx, cfg.SleepMS); err != nil {
+			return "", err
 		}
 	}
 	if already {
 		return fmt.Sprintf("effect %d was already recorded", in.N), nil
 	}
 	return fmt.Sprintf("effect %d recorded", in.N), nil
+}
+
+// BegunLog is where a call that sleeps before its effect notes that it
+// began: "<idempotency key> <run> <n> <pid>".
+func BegunLog(effectLog string) string { return effectLog + ".begun" }
+
+// begunBefore reports whether the begun log notes the call key.
+func begunBefore(path, key string) (bool, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for l := range strings.SplitSeq(string(b), "\n") {
+		if strings.HasPrefix(l, key+" ") {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// pause sleeps ms milliseconds, or until ctx ends.
+func pause(ctx context.Context, ms int) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(time.Duration(ms) * time.Millisecond):
+		return nil
+	}
 }
 
 // recordInWorkspace appends line to WorkspaceLog in the run's sandbox,
