@@ -76,7 +76,11 @@ func (c *Cluster) reap(ctx context.Context, self string, steady bool) error {
 		if err := c.rt.Store.SetLabel(ctx, d.Session, LabelWorker, string(b)); err != nil {
 			return err
 		}
-		_ = store.MoveTo(ctx, c.rt.Store, d.Session, store.StatusFailed)
+		// Its session failed is what the worker, if it wakes up, finds
+		// (lost.go): its label it may overwrite with a late beat.
+		if err := store.MoveTo(ctx, c.rt.Store, d.Session, store.StatusFailed); err != nil {
+			return err
+		}
 		c.log.Warn("worker dead; runs handed on", "worker", d.ID, "why", d.Why, "jobs", len(mine), "new", ids)
 	}
 	return nil

@@ -218,10 +218,16 @@ func (w *Worker) work(ctx context.Context, jobID int64, queue string, id session
 	endDeltas() // published before the run moves on, so streams have them before its end
 
 	if h.lost.Load() {
-		// Lost meanwhile (taken over, or the worker taken for dead): its
-		// holder now goes on from the record; this slice writes nothing.
+		// Lost meanwhile: this slice writes nothing, and whoever holds the
+		// run next goes on from the record.
 		w.c.log.Warn("run lost: its calls were stopped, nothing more recorded", "run", id, "worker", w.info.ID, "err", err)
-		return nil
+		if w.dead.Load() {
+			// Taken for dead: the job goes back to the queue — unless it
+			// was replaced already (finalized, so this touches nothing). A
+			// job this worker fetched as it woke was not.
+			return river.JobSnooze(0)
+		}
+		return nil // taken over: the taker holds the run's job
 	}
 	if err != nil || h.cancelled.Load() {
 		// Stopped by a cancel: from this worker's poll of the store, or
