@@ -119,16 +119,17 @@ func (c *Cluster) workerRecord(ctx context.Context, s session.ID) (WorkerInfo, b
 	return w, true
 }
 
-// mayExist names the holders among ss that may still exist, for messages
-// ("" if none).
-func mayExist(ss []HolderState) string {
-	var names []string
+// mayExist says which of ss may still exist, and why, for messages ("" if
+// none), and how each would be ended.
+func mayExist(ss []HolderState) (string, string) {
+	var names, ends []string
 	for _, s := range ss {
 		if s.MayExist {
-			names = append(names, s.String())
+			names = append(names, fmt.Sprintf("%s: %s", s.Holder, s.Why))
+			ends = append(ends, fmt.Sprintf("kill -KILL %d on host %s", s.PID, s.Host))
 		}
 	}
-	return strings.Join(names, "; ")
+	return strings.Join(names, "; "), strings.Join(ends, ", ")
 }
 
 // displacedHolder is a holder a run is taken over from, and what the
@@ -178,13 +179,19 @@ func (c *Cluster) holdersGone(ctx context.Context, run *Run, force bool) (string
 	if err != nil {
 		return "", err
 	}
-	may := mayExist(ss)
+	may, end := mayExist(ss)
 	if may == "" {
 		return "", nil
 	}
 	if force {
+		var over []string
+		for _, s := range ss {
+			if s.MayExist {
+				over = append(over, s.String())
+			}
+		}
 		c.log.Warn("review forced: a call settled as not happened while a worker that ran it may still exist", "run", run.ID, "holders", may)
-		return may, nil
+		return strings.Join(over, "; "), nil
 	}
-	return "", fmt.Errorf("%w: %s. Its call may still be running and make its effect: wait until it is gone (or end it), check the effect again, then settle; or settle with --force, knowing the effect may happen twice", ErrHolderMayExist, may)
+	return "", fmt.Errorf("%w: %s. It may still make the call's effect: wait until it is gone or end it (%s), look at the effect again, then settle; or settle with --force, knowing that the effect may then happen twice", ErrHolderMayExist, may, end)
 }

@@ -55,6 +55,7 @@ func TestPausedHolderIsNotDead(t *testing.T) {
 		if code == 0 || !strings.Contains(errOut, "may still exist") || !strings.Contains(errOut, "worker a") || !strings.Contains(errOut, "--force") {
 			t.Fatalf("review --not-happened while a is paused: exit %d: %s", code, errOut)
 		}
+		t.Logf("refused: %s", strings.TrimSpace(errOut))
 		if r := e.run(waited); r.State != cluster.StateNeedsReview {
 			t.Fatalf("a refused review moved the run to %s", r.State)
 		}
