@@ -148,8 +148,28 @@ func TestChaosNotIdempotent(t *testing.T) {
 		if kills < 5 || pauses < 1 {
 			t.Fatalf("only %d kills: the test proved little", kills)
 		}
+		counts := e.effectCounts()
 		for _, id := range ids {
-			e.exactlyOnce(id, steps)
+			for i := 1; i <= steps; i++ {
+				if c := counts[fmt.Sprintf("%s %d", id, i)]; c != 1 {
+					b, _ := os.ReadFile(attempts)
+					var lines []string
+					for l := range strings.SplitSeq(string(b), "\n") {
+						if strings.HasPrefix(l, string(id)+" ") {
+							lines = append(lines, l)
+						}
+					}
+					_, history, _ := e.cl.RunStatus(context.Background(), id)
+					var hs []string
+					for _, ch := range history {
+						if ch.Decision != nil {
+							hs = append(hs, ch.Decision.Reason)
+						}
+					}
+					t.Fatalf("run %s: effect %d appears %d times; reviews %v\nexecutions (run n pid start end):\n%s\nhistory:\n%s\n%s",
+						id, i, c, reviews, strings.Join(lines, "\n"), strings.Join(hs, "\n"), e.logs())
+				}
+			}
 			e.verify(id)
 			e.oneResultEach(id, steps)
 		}

@@ -24,6 +24,9 @@ import (
 // steady says this worker has reached the store without a break for a
 // few heartbeats: only then does a peer's missing advisory lock (see
 // lock.go) count as its death.
+//
+// A dead worker's jobs are those whose last attempt its River client made
+// (WorkerInfo.Client): not those of a worker started again under its id.
 func (c *Cluster) reap(ctx context.Context, self string, steady bool) error {
 	ws, err := c.workers(ctx)
 	if err != nil {
@@ -58,7 +61,7 @@ func (c *Cluster) reap(ctx context.Context, self string, steady bool) error {
 	for _, d := range dead {
 		var mine = jobs[:0:0]
 		for _, j := range jobs {
-			if n := len(j.AttemptedBy); n > 0 && j.AttemptedBy[n-1] == d.ID {
+			if n := len(j.AttemptedBy); n > 0 && j.AttemptedBy[n-1] == d.client() {
 				mine = append(mine, j)
 			}
 		}

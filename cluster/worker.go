@@ -98,8 +98,10 @@ func (c *Cluster) NewWorker(ctx context.Context, o WorkerOptions) (*Worker, erro
 	}
 	c.keepRemote()
 	w := &Worker{c: c, held: map[session.ID]*hold{}, finished: map[int64]finish{}, metrics: o.Metrics, gone: make(chan struct{})}
+	started := time.Now().UTC()
 	w.info = WorkerInfo{ID: o.ID, Host: c.host, PID: os.Getpid(), Offers: maps.Clone(o.Offers), Serves: serves,
-		Concurrency: o.Concurrency, Started: time.Now().UTC(), State: workerAlive}
+		Concurrency: o.Concurrency, Started: started, State: workerAlive,
+		Client: clientID(o.ID, started)}
 	w.info.Pool = queueName(poolKey(o.Offers, serves))
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &runWorker{w: w}); err != nil {
@@ -108,7 +110,7 @@ func (c *Cluster) NewWorker(ctx context.Context, o WorkerOptions) (*Worker, erro
 	if err := river.AddWorkerSafely(workers, newWebhookWorker(c)); err != nil {
 		return nil, err
 	}
-	cfg := c.riverConfig(workers, o.ID, o.Concurrency)
+	cfg := c.riverConfig(workers, w.info.Client, o.Concurrency)
 	cfg.Queues = map[string]river.QueueConfig{w.info.Pool: {MaxWorkers: o.Concurrency}, WebhookQueue: {MaxWorkers: webhookWorkers}}
 	q, err := c.openQueue(ctx, cfg)
 	if err != nil {
@@ -125,6 +127,16 @@ func (c *Cluster) NewWorker(ctx context.Context, o WorkerOptions) (*Worker, erro
 	}
 	w.storeUp.Store(time.Now().UnixNano())
 	return w, nil
+}
+
+// clientID is the River client id of worker id started at t (River takes
+// at most 100 bytes).
+func clientID(id string, t time.Time) string {
+	suffix := fmt.Sprintf("~%x", t.UnixNano())
+	if len(id)+len(suffix) > 100 {
+		id = id[:100-len(suffix)]
+	}
+	return id + suffix
 }
 
 // heartbeatStore is the store heartbeats are written to: on PostgreSQL a
@@ -356,7 +368,7 @@ func (w *Worker) tick(ctx context.Context, n int) error {
 	if err := w.c.reroute(ctx); err != nil {
 		return err
 	}
-	return w.c.unstick(ctx, w.info.ID, w.finishedLongAgo())
+	return w.c.unstick(ctx, w.info.Client, w.finishedLongAgo())
 }
 
 // forget drops from the finished jobs those whose outcome River wrote (an

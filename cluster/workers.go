@@ -39,6 +39,11 @@ type WorkerInfo struct {
 	// Lock is the key of the advisory lock it holds while it lives
 	// (PostgreSQL; 0 on SQLite).
 	Lock int64 `json:"lock,omitempty"`
+	// Client is its River client's id, the name River gives its jobs'
+	// attempts: the worker's id and when it started, so that a worker
+	// started again under the same id does not answer for the jobs of the
+	// process before it (empty: the id).
+	Client string `json:"client,omitempty"`
 	// State is what the worker last said: alive, draining or stopped; the
 	// cluster marks it dead when it stops answering.
 	State string `json:"state"`
@@ -179,4 +184,12 @@ func (c *Cluster) live(ctx context.Context, cache *liveCache) ([]WorkerInfo, err
 	}
 	cache.list, cache.at = live, time.Now()
 	return live, nil
+}
+
+// client is the River client id that w's jobs' attempts name.
+func (w WorkerInfo) client() string {
+	if w.Client != "" {
+		return w.Client
+	}
+	return w.ID
 }
