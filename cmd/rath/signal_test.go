@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -142,18 +143,8 @@ func ctrlC(t *testing.T, c *built) {
 
 // SIGTERM, as a supervisor sends it: the same, with exit code 143.
 func sigterm(t *testing.T, c *built) {
-	cmd := c.command("run", "cluster", "--input", heldInput(1500*time.Millisecond))
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	run := c.waitEffect(2, errb.String)
-	cmd.Process.Signal(syscall.SIGTERM)
-	if code := exitOf(t, cmd); code != 143 {
-		t.Fatalf("exit %d after SIGTERM, want 143:\n%s", code, errb.String())
-	}
-	checkStopped(t, errb.String(), run, "SIGTERM")
+	run, errb := c.stopped(t, syscall.SIGTERM, 143, 1500*time.Millisecond)
+	checkStopped(t, errb, run, "SIGTERM")
 	if n := c.resumed(run); n != 0 {
 		t.Fatalf("%d calls needed a review", n)
 	}
@@ -162,18 +153,8 @@ func sigterm(t *testing.T, c *built) {
 // A call still running when the grace period ends is given up: its effect
 // is unknown, so the resumed run waits for a review of it.
 func pastGrace(t *testing.T, c *built) {
-	cmd := c.command("run", "cluster", "--grace", "300ms", "--input", heldInput(time.Minute))
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	run := c.waitEffect(2, errb.String)
-	cmd.Process.Signal(syscall.SIGINT)
-	if code := exitOf(t, cmd); code != 130 {
-		t.Fatalf("exit %d after SIGINT, want 130:\n%s", code, errb.String())
-	}
-	checkStopped(t, errb.String(), run, "Ctrl-C")
+	run, errb := c.stopped(t, syscall.SIGINT, 130, time.Minute, "--grace", "300ms")
+	checkStopped(t, errb, run, "Ctrl-C")
 	if n := c.resumed(run); n != 1 {
 		t.Fatalf("%d calls settled by a review, want the one given up", n)
 	}
@@ -181,23 +162,37 @@ func pastGrace(t *testing.T, c *built) {
 
 // A second signal exits at once, still leaving a resumable run.
 func secondSignal(t *testing.T, c *built) {
-	cmd := c.command("run", "cluster", "--input", heldInput(time.Minute))
+	run, _ := c.stopped(t, syscall.SIGINT, 130, time.Minute, "--again")
+	waitInterrupted(t, c, run)
+	if n := c.resumed(run); n != 1 {
+		t.Fatalf("%d calls settled by a review, want the one cut short", n)
+	}
+}
+
+// stopped starts `rath run cluster` whose second call holds for hold,
+// sends sig once that call has begun (twice, 100 ms apart, if flags hold
+// "--again"; the other flags go to rath run), and checks rath exits with
+// code. It returns the run and what rath wrote on stderr.
+func (c *built) stopped(t *testing.T, sig syscall.Signal, code int, hold time.Duration, flags ...string) (session.ID, string) {
+	t.Helper()
+	again := slices.Contains(flags, "--again")
+	flags = slices.DeleteFunc(flags, func(f string) bool { return f == "--again" })
+	cmd := c.command(append(append([]string{"run", "cluster"}, flags...), "--input", heldInput(hold))...)
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	run := c.waitEffect(2, errb.String)
-	cmd.Process.Signal(syscall.SIGINT)
-	time.Sleep(100 * time.Millisecond)
-	cmd.Process.Signal(syscall.SIGINT)
-	if code := exitOf(t, cmd); code != 130 {
-		t.Fatalf("exit %d after two SIGINTs, want 130:\n%s", code, errb.String())
+	cmd.Process.Signal(sig)
+	if again {
+		time.Sleep(100 * time.Millisecond)
+		cmd.Process.Signal(sig)
 	}
-	waitInterrupted(t, c, run)
-	if n := c.resumed(run); n != 1 {
-		t.Fatalf("%d calls settled by a review, want the one cut short", n)
+	if got := exitOf(t, cmd); got != code {
+		t.Fatalf("exit %d after %v, want %d:\n%s", got, sig, code, errb.String())
 	}
+	return run, errb.String()
 }
 
 // waitInterrupted waits for a run whose process exited to be shown
