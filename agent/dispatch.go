@@ -127,7 +127,7 @@ func (r *run) served(calls []session.ToolCall, res []session.ToolResult, settled
 			if t := r.a.tools[c.Name]; t != nil && t.Idempotent() {
 				continue
 			}
-			if a := settledBy(r.s, c.ID); a != nil {
+			if a := settledBy(r.s, c.ID); a != nil && !startedSinceReview(r.s, c.ID) {
 				rr, ok, err := reviewed(a, c)
 				if err != nil {
 					return nil, err

@@ -49,9 +49,9 @@ type Review struct {
 }
 
 // Settle appends the reviews of s's unsettled calls to s (whose head is
-// the calls' turn, as an *Unsettled error names it): one durable approval
-// chunk each, under the turn's node, so the resumed run finds them right
-// after the turn.
+// the calls' turn, or approvals after it, as an *Unsettled error names
+// it): one durable approval chunk each, under the turn's node, so the
+// resumed run finds them after the turn.
 func Settle(s *session.Session, node string, calls []session.ToolCall, rs ...Review) (*session.Session, error) {
 	if !endsWithTurn(s) {
 		return s, fmt.Errorf("agent: settle: session %s does not end with the calls' turn", s.ID())
@@ -78,6 +78,21 @@ func Settle(s *session.Session, node string, calls []session.ToolCall, rs ...Rev
 			WithNode(node).WithTier(session.TierDurable))
 	}
 	return s.TryAppend(cs...)
+}
+
+// endsWithTurn reports whether s ends with a turn, followed by nothing but
+// approval chunks (verdicts, reviews, start marks of its calls).
+func endsWithTurn(s *session.Session) bool {
+	for i := s.Len() - 1; i >= 0; i-- {
+		c := s.Chunk(i)
+		if c.Assistant != nil {
+			return true
+		}
+		if c.Approval == nil {
+			return false
+		}
+	}
+	return false
 }
 
 // settledBy returns the review verdict recorded in s, after its last turn,

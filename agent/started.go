@@ -30,6 +30,28 @@ func verdictOf(s *session.Session, id, v string) bool {
 	return false
 }
 
+// startedSinceReview reports whether s holds, after its last turn, a
+// start mark for call id later than the call's last review: the call was
+// settled as not happened, then begun again.
+func startedSinceReview(s *session.Session, id string) bool {
+	for i := s.Len() - 1; i >= 0; i-- {
+		c := s.Chunk(i)
+		if c.Assistant != nil {
+			return false
+		}
+		if c.Approval == nil || c.Approval.CallID != id {
+			continue
+		}
+		switch {
+		case c.Approval.Verdict == session.VerdictStarted:
+			return true
+		case session.IsReview(c.Approval.Verdict):
+			return false
+		}
+	}
+	return false
+}
+
 // approvedNotStarted reports whether call id, its turn recorded without a
 // result, was approved and never begun: s (with what the record held
 // after the turn, start marks included: served) holds its approval and no
@@ -38,15 +60,22 @@ func approvedNotStarted(s *session.Session, id string) bool {
 	return verdictOf(s, id, session.VerdictApproved) && !verdictOf(s, id, session.VerdictStarted)
 }
 
-// markStarted marks the approved calls among those about to run (at idx)
-// whose tools are not idempotent as begun, and commits the marks before
-// any of them runs.
+// markStarted marks the calls among those about to run (at idx) whose
+// tools are not idempotent and that run after a pause — approved, or
+// settled by a review as not happened — as begun, and commits the marks
+// before any of them runs. A call begun again after a review and cut
+// short is, like any, of unknown effect: it needs a review of its own.
 func (r *run) markStarted(calls []session.ToolCall, idx []int) error {
 	var marks []session.Chunk
 	for _, i := range idx {
 		c := calls[i]
 		t := r.a.tools[c.Name]
-		if t == nil || t.Idempotent() || !verdictOf(r.s, c.ID, session.VerdictApproved) || verdictOf(r.s, c.ID, session.VerdictStarted) {
+		if t == nil || t.Idempotent() {
+			continue
+		}
+		approved := verdictOf(r.s, c.ID, session.VerdictApproved) && !verdictOf(r.s, c.ID, session.VerdictStarted)
+		rerun := verdictOf(r.s, c.ID, session.VerdictNotHappened) && !startedSinceReview(r.s, c.ID)
+		if !approved && !rerun {
 			continue
 		}
 		marks = append(marks, session.Of(&session.Approval{Subject: "tool call " + c.Name + " " + c.ArgsString() + " began",
