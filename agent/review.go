@@ -126,18 +126,3 @@ func reviewed(a *session.Approval, call session.ToolCall) (session.ToolResult, b
 		return session.ToolResult{}, false, fmt.Errorf("%w: call %s %s by %s: %s", ErrAborted, call.Name, call.ID, a.By, a.Reason)
 	}
 }
-
-// endsWithTurn reports whether s ends with a turn, followed only by
-// approvals of its calls (verdicts, start marks).
-func endsWithTurn(s *session.Session) bool {
-	for i := s.Len() - 1; i >= 0; i-- {
-		c := s.Chunk(i)
-		switch {
-		case c.Assistant != nil:
-			return true
-		case c.Approval == nil:
-			return false
-		}
-	}
-	return false
-}

@@ -96,11 +96,17 @@ func (p projection) line(i int) string {
 // uninterrupted run has not, and returns the calls they settled. (Left out
 // before projecting, so that the positions other chunks are named by stay
 // those of an uninterrupted run.)
+// The start mark a reviewed call gets when it is made again goes too.
 func withoutReviews(chunks []session.Chunk) ([]session.Chunk, map[string]bool) {
-	out, reviewed := chunks[:0:0], map[string]bool{}
+	reviewed := map[string]bool{}
 	for _, c := range chunks {
 		if c.Approval != nil && session.IsReview(c.Approval.Verdict) {
 			reviewed[c.Approval.CallID] = true
+		}
+	}
+	out := chunks[:0:0]
+	for _, c := range chunks {
+		if a := c.Approval; a != nil && reviewed[a.CallID] && (session.IsReview(a.Verdict) || a.Verdict == session.VerdictStarted) {
 			continue
 		}
 		out = append(out, c)
