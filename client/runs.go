@@ -50,6 +50,12 @@ type Run struct {
 	// Tenant and Project are the scope the run belongs to.
 	Tenant  string `json:"tenant,omitempty"`
 	Project string `json:"project,omitempty"`
+	// Holder is the worker process holding the run; Displaced, those taken
+	// for dead while they held it, kept until the run is settled; Previous
+	// says of a run in needs_review whether each may still exist.
+	Holder    *RunHolder       `json:"holder,omitempty"`
+	Displaced []RunHolder      `json:"displaced,omitempty"`
+	Previous  []RunHolderState `json:"previous,omitempty"`
 }
 
 // Final reports whether the run is over.
@@ -220,4 +226,22 @@ type Review struct {
 // ReviewRun settles the calls run id waits on.
 func (c *Client) ReviewRun(ctx context.Context, id session.ID, rv Review) (*Run, error) {
 	return c.control(ctx, runPath(id, "/review"), rv)
+}
+
+// RunHolder is a worker process that held a run.
+type RunHolder struct {
+	Worker  string     `json:"worker"`
+	Host    string     `json:"host"`
+	PID     int        `json:"pid"`
+	Session session.ID `json:"session"`
+	Lock    int64      `json:"lock,omitempty"`
+}
+
+// RunHolderState is what can be told of a displaced holder now: whether
+// its process may still run (or wake) and finish a call it was in, and how
+// that was told.
+type RunHolderState struct {
+	RunHolder
+	MayExist bool   `json:"may_exist"`
+	Why      string `json:"why"`
 }

@@ -132,6 +132,10 @@ func ctrlC(t *testing.T, c *built) {
 	if code := exitOf(t, cmd); code != 130 {
 		t.Fatalf("exit %d after Ctrl-C, want 130:\n%s", code, p.output())
 	}
+	// What rath wrote last may still be on its way through the terminal.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.output(), "resume "+string(run)) && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
 	checkStopped(t, p.output(), run, "Ctrl-C")
 	if c.effects()[run][3] != 0 {
 		t.Fatal("a step began after Ctrl-C")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -30,10 +31,27 @@ type script struct {
 func newScript(prefix string, step func(s *script, v view) model.Response) model.Model {
 	s := &script{prefix: prefix, step: step}
 	return scripted.Func(func(_ context.Context, req *model.Request) (model.Response, error) {
+		// Call ids go on from those the request holds, not from a count
+		// kept in this process: a resumed run, whose earlier calls were
+		// served from the record, names its next calls alike.
+		s.n.Store(lastCall(req, prefix+"-"))
 		resp := s.step(s, readView(req, prefix+"-"))
 		resp.Usage = estimate(req, resp)
 		return resp, nil
 	})
+}
+
+// lastCall is the highest number of the calls named prefix<n> in req.
+func lastCall(req *model.Request, prefix string) int64 {
+	var last int64
+	for _, m := range req.Messages {
+		for _, c := range m.ToolCalls {
+			if n, err := strconv.ParseInt(strings.TrimPrefix(c.ID, prefix), 10, 64); err == nil && strings.HasPrefix(c.ID, prefix) {
+				last = max(last, n)
+			}
+		}
+	}
+	return last
 }
 
 // call makes a tool call with the next id.
