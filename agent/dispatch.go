@@ -161,34 +161,34 @@ func (r *run) served(calls []session.ToolCall, res []session.ToolResult, settled
 // started, or cancelled past the grace period, their effect unknown.
 func (r *run) runCalls(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult, idx []int) []bool {
 	var cut []bool
+	var mu sync.Mutex
+	one := func(i int) {
+		if !r.runOne(env, calls, rsrc, res, i) {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if cut == nil {
+			cut = make([]bool, len(calls))
+		}
+		cut[i] = true
+	}
 	if len(idx) == 1 {
-		r.runOne(env, calls, rsrc, res, idx[0], &cut)
+		one(idx[0])
 		return cut
 	}
-	var mu sync.Mutex
-	r.runConcurrently(env, calls, rsrc, res, idx, &cut, &mu)
+	r.runConcurrently(idx, rsrc, one)
 	return cut
 }
 
-// runOne runs call i, noting in *cut (under mu, if given) whether a stop
-// cut it short.
-func (r *run) runOne(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult, i int, cut *[]bool, mu ...*sync.Mutex) {
+// runOne runs call i and reports whether a stop cut it short.
+func (r *run) runOne(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult, i int) bool {
 	env.CallID = calls[i].ID
 	env.IdempotencyKey = idempotencyKey(runctx.ID(r.ctx), r.node, calls[i].ID)
 	env.Notes = new(tool.Notes) // this call's own
 	var short bool
 	res[i], short = r.callStoppable(env, calls[i], rsrc[i])
-	if !short {
-		return
-	}
-	if len(mu) > 0 {
-		mu[0].Lock()
-		defer mu[0].Unlock()
-	}
-	if *cut == nil {
-		*cut = make([]bool, len(calls))
-	}
-	(*cut)[i] = true
+	return short
 }
 
 // callStoppable runs one call under a run that may be asked to stop: a
@@ -207,10 +207,9 @@ func (r *run) callStoppable(env tool.Env, c session.ToolCall, rs []tool.Resource
 	return out, false
 }
 
-// runConcurrently runs the calls at indexes idx, each after the earlier
-// ones it conflicts with.
-func (r *run) runConcurrently(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resource, res []session.ToolResult, idx []int, cut *[]bool, mu *sync.Mutex) {
-	one := func(i int) { r.runOne(env, calls, rsrc, res, i, cut, mu) }
+// runConcurrently runs one(i) for each call index i in idx, each after the
+// earlier ones whose resources conflict with its own.
+func (r *run) runConcurrently(idx []int, rsrc [][]tool.Resource, one func(i int)) {
 	done := make([]chan struct{}, len(idx)) // by position in idx
 	var wg sync.WaitGroup
 	for k, i := range idx {
