@@ -238,13 +238,23 @@ func (c *Cluster) setJobs(ctx context.Context, ids map[string]int64) error {
 	return nil
 }
 
-// take advances a run's epoch and reads it again under the new one; the
-// run is nil (and nothing to do) unless it is still in state want and no
-// one advanced in between. Every write the caller makes under the returned
-// context fails if someone takes the run after it: of workers racing to
-// move a run on, one does.
+// take takes a run that is in state want: see takeIf.
 func (c *Cluster) take(ctx context.Context, id session.ID, want State) (context.Context, *Run, error) {
-	fctx, info, err := c.takeInfo(ctx, id)
+	return c.takeIf(ctx, id, func(r *Run) bool { return r.State == want })
+}
+
+// takeIf takes a run only as it finds it: it reads the run and, if ok says
+// so of it, advances its epoch from the one it read (store.AdvanceFrom),
+// then reads it again under the new one. The run is nil (and nothing to
+// do) if ok says no or someone took the run in between: a taker that
+// finds the run moved on fences nobody out — a router that listed a run
+// as unroutable a moment before a worker started it leaves that worker be.
+// Every write the caller makes under the returned context fails if
+// someone takes the run after it: of workers racing to move a run on, one
+// does.
+func (c *Cluster) takeIf(ctx context.Context, id session.ID, ok func(*Run) bool) (context.Context, *Run, error) {
+	st := c.rt.Store
+	info, err := st.Info(ctx, id)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -252,10 +262,30 @@ func (c *Cluster) take(ctx context.Context, id session.ID, want State) (context.
 	if err != nil {
 		return nil, nil, err
 	}
-	if run.State != want {
+	if !ok(run) {
 		return nil, nil, nil
 	}
-	return fctx, run, nil
+	epoch, err := store.AdvanceFrom(ctx, st, id, info.Epoch)
+	if errors.Is(err, store.ErrFenced) {
+		return nil, nil, nil // taken meanwhile
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if info, err = st.Info(ctx, id); err != nil {
+		return nil, nil, err
+	}
+	if info.Epoch != epoch {
+		return nil, nil, nil // taken since
+	}
+	if run, err = runOf(info); err != nil {
+		return nil, nil, err
+	}
+	if !ok(run) {
+		// Its holder at the epoch read moved it as it was taken.
+		return nil, nil, nil
+	}
+	return store.WithFence(ctx, store.Fence{Session: id, Epoch: epoch}), run, nil
 }
 
 // takeInfo raises the run's epoch and reads the run under it (whoever

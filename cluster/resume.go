@@ -50,17 +50,26 @@ func (c *Cluster) Resume(ctx context.Context, id session.ID, by, reason string) 
 		}
 		defer unlock()
 	}
-	// Take it (a new epoch) only now that it is known to be over: taking a
+	// Take it (a new epoch) only as it is known to be over: taking a
 	// running run would fence its worker out.
-	fctx, info, err := c.takeInfo(ctx, id)
+	fctx, fresh, err := c.takeIf(ctx, id, func(r *Run) bool { return resumable(r) == nil })
 	if err != nil {
 		return err
 	}
-	if run, err = runOf(info); err != nil {
-		return err
+	if fresh == nil {
+		// It moved on meanwhile (resumed by someone else).
+		if run, err = loadRun(ctx, c.rt.Store, id); err != nil {
+			return err
+		}
+		if err := resumable(run); err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: %s: %w: it was taken meanwhile", ErrNotResumable, id, ErrNotWaiting)
 	}
-	if err := resumable(run); err != nil {
-		return err // it moved on meanwhile (resumed by someone else)
+	run = fresh
+	info, err := c.rt.Store.Info(fctx, id)
+	if err != nil {
+		return err
 	}
 	if info.Status == store.StatusFailed {
 		// Cancelled: its input was marked failed; it works again.

@@ -55,3 +55,18 @@ func (f Fence) Check(current int64) error {
 func (f Fence) Missing() error {
 	return fmt.Errorf("%w: run %s is not stored", ErrFenced, f.Session)
 }
+
+// AdvanceFrom raises id's epoch from the one given to the next, or fails
+// with ErrFenced, moving nothing, if someone advanced it since: the taker
+// that read the session at epoch from and found it as it wants it takes it
+// without fencing out whoever took it meanwhile.
+func AdvanceFrom(ctx context.Context, st Store, id session.ID, from int64) (int64, error) {
+	return st.Advance(WithFence(ctx, Fence{Session: id, Epoch: from}), id)
+}
+
+// AdvanceFence is the fence an Advance of id checks: ctx's, if it fences
+// id itself.
+func AdvanceFence(ctx context.Context, id session.ID) (Fence, bool) {
+	f, ok := FenceFrom(ctx)
+	return f, ok && f.Session == id
+}

@@ -59,6 +59,10 @@ type Store interface {
 
 	// Advance raises session id's fencing epoch by one and returns the new
 	// epoch: whoever works under an earlier one is fenced out (see Fence).
+	// Under a context fenced on id itself, Advance is a compare-and-set: it
+	// raises the epoch only if it still is the fence's, else fails with
+	// ErrFenced and moves nothing — a taker that read the session at an
+	// epoch takes it only if nobody took it since (see AdvanceFrom).
 	Advance(ctx context.Context, id session.ID) (int64, error)
 	// Epoch returns session id's fencing epoch (0 until the first Advance).
 	Epoch(ctx context.Context, id session.ID) (int64, error)

@@ -25,7 +25,22 @@ func (s *Store) Advance(ctx context.Context, id session.ID) (int64, error) {
 		return 0, fmt.Errorf("advance %s: %w", id, err)
 	}
 	var epoch int64
-	err := s.pool.QueryRow(ctx, `UPDATE rath.sessions SET epoch = epoch + 1 WHERE id = $1 RETURNING epoch`, id).Scan(&epoch)
+	var err error
+	if f, cas := store.AdvanceFence(ctx, id); cas {
+		// A compare-and-set: the row moves only from the fence's epoch.
+		err = s.pool.QueryRow(ctx, `UPDATE rath.sessions SET epoch = epoch + 1 WHERE id = $1 AND epoch = $2 RETURNING epoch`, id, f.Epoch).Scan(&epoch)
+		if errors.Is(err, pgx.ErrNoRows) {
+			var cur int64
+			if err = s.pool.QueryRow(ctx, `SELECT epoch FROM rath.sessions WHERE id = $1`, id).Scan(&cur); err == nil {
+				err = f.Check(cur)
+				if err == nil { // moved away and back cannot be: epochs only rise
+					err = fmt.Errorf("%w: run %s did not move from epoch %d", store.ErrFenced, id, f.Epoch)
+				}
+			}
+		}
+	} else {
+		err = s.pool.QueryRow(ctx, `UPDATE rath.sessions SET epoch = epoch + 1 WHERE id = $1 RETURNING epoch`, id).Scan(&epoch)
+	}
 	if errors.Is(err, pgx.ErrNoRows) {
 		err = fmt.Errorf("session %s: %w", id, store.ErrNotFound)
 	}

@@ -20,7 +20,23 @@ const selectEpoch = `SELECT epoch FROM sessions WHERE id = ?`
 // Advance implements store.Store.
 func (s *Store) Advance(ctx context.Context, id session.ID) (int64, error) {
 	var epoch int64
+	f, cas := store.AdvanceFence(ctx, id)
 	err := s.write(ctx, func(tx *wtx, _ *[]store.Event) error {
+		if cas {
+			// A compare-and-set: the write lock held, the epoch read here
+			// is the one the update moves.
+			var cur int64
+			err := tx.QueryRow(selectEpoch, id).Scan(&cur)
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("session %s: %w", id, store.ErrNotFound)
+			}
+			if err != nil {
+				return err
+			}
+			if err := f.Check(cur); err != nil {
+				return err
+			}
+		}
 		err := tx.QueryRow(`UPDATE sessions SET epoch = epoch + 1 WHERE id = ? RETURNING epoch`, id).Scan(&epoch)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("session %s: %w", id, store.ErrNotFound)

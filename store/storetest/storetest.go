@@ -52,6 +52,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"FenceEpochs", testFenceEpochs},
 		{"FencedCommit", testFencedCommit},
 		{"FenceRace", testFenceRace},
+		{"AdvanceFrom", testAdvanceFrom},
 		{"Scopes", testScopes},
 	}
 	for _, tc := range tests {
