@@ -22,7 +22,7 @@ import (
 func (a *Agent) Run(ctx context.Context, s *session.Session) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		node := runctx.Invoke(ctx, a.node)
-		r := &run{a: a, ctx: ctx, yield: yield, s: s.Derive(node, nil), node: node, player: runctx.PlayerFrom(ctx), pol: a.decider(ctx)}
+		r := &run{a: a, ctx: ctx, yield: yield, s: s.Derive(node, runctx.ResumesAt(ctx, node)), node: node, player: runctx.PlayerFrom(ctx), pol: a.decider(ctx)}
 		defer r.release()
 		r.loop()
 	}

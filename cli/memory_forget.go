@@ -47,7 +47,7 @@ func (a *app) memoryForgetCmd() *cobra.Command {
 				}
 				sel, form = memory.DerivedFrom(id), "--derived-from "+string(id)
 			}
-			return a.forget(cmd.Context(), sel, form)
+			return a.forget(cmd.Context(), form, sel)
 		},
 	}
 	c.Flags().StringVar(&prefix, "prefix", "", "forget every entry under this URI prefix")
@@ -56,13 +56,24 @@ func (a *app) memoryForgetCmd() *cobra.Command {
 }
 
 // forget records a person's forget in a new session: the request is
-// committed first, then the forget chunk the memory appends to it.
-func (a *app) forget(ctx context.Context, sel memory.Selector, form string) error {
+// committed first, then the forget chunks the memory appends to it. A
+// forget of what a resumed step's session wrote also forgets what the
+// interrupted attempts it resumes wrote (memory.Attempts), one chunk each.
+func (a *app) forget(ctx context.Context, form string, sel memory.Selector) error {
 	m, err := a.memory(ctx)
 	if err != nil {
 		return err
 	}
 	st := a.rt.Store
+	sels := []memory.Selector{sel}
+	if sel.Session != "" {
+		if info, err := st.Info(ctx, sel.Session); err == nil {
+			for _, at := range memory.Attempts(sel.Session, info.Lineage)[1:] {
+				at.URI, at.Prefix = sel.URI, sel.Prefix
+				sels = append(sels, at)
+			}
+		}
+	}
 	req := session.FromUser("rath memory forget " + form)
 	if err := commit(ctx, st, req); err != nil {
 		return fmt.Errorf("record the forget: %w", err)
@@ -70,16 +81,25 @@ func (a *app) forget(ctx context.Context, sel memory.Selector, form string) erro
 	if err := st.SetLabel(ctx, req.ID(), "rath.command", "memory forget"); err != nil {
 		return fmt.Errorf("record the forget: %w", err)
 	}
-	n, done, err := m.Forget(ctx, req, sel)
-	if err != nil {
-		return fmt.Errorf("%w (the request is recorded in session %s)", err, req.ID())
+	n, done := 0, req
+	for _, sel := range sels {
+		k, next, err := m.Forget(ctx, done, sel)
+		if err != nil {
+			if n > 0 {
+				_ = st.Commit(ctx, done, req.Head())
+			}
+			return fmt.Errorf("%w (the request is recorded in session %s)", err, req.ID())
+		}
+		n, done = n+k, next
 	}
 	if err := st.Commit(ctx, done, req.Head()); err != nil {
 		return fmt.Errorf("forgot %s but could not record it in session %s: %w", entries(n), req.ID(), err)
 	}
 	var uris []string
-	if c := done.Chunk(done.Len() - 1); c.Memory != nil {
-		uris = c.Memory.Forgotten
+	for i, c := range done.All() {
+		if i >= req.Len() && c.Memory != nil {
+			uris = append(uris, c.Memory.Forgotten...)
+		}
 	}
 	if a.jsonOut {
 		return a.printJSON(map[string]any{"forgotten": n, "uris": orEmpty(uris), "selector": sel.String(), "session": done.ID()})

@@ -91,8 +91,36 @@ type Selector struct {
 }
 
 // DerivedFrom selects every entry a session wrote: Forget with it rolls the
-// session's writes back.
+// session's writes back. Forget recorded in that session itself also rolls
+// back what the interrupted attempts it resumes wrote (Attempts).
 func DerivedFrom(id session.ID) Selector { return Selector{Session: id} }
+
+// Attempts is DerivedFrom session id, whose lineage is l, and each
+// interrupted attempt it resumes
+// (session.Lineage.Resumes): a resumed step replays what its attempts
+// recorded, their memory writes included, without writing them again, so
+// the entries name the attempt that wrote them.
+func Attempts(id session.ID, l session.Lineage) []Selector {
+	ids := append([]session.ID{id}, l.Resumes()...)
+	out := make([]Selector, len(ids))
+	for i, id := range ids {
+		out[i] = DerivedFrom(id)
+	}
+	return out
+}
+
+// attempts is what Forget through s deletes for sel: sel, and, for
+// DerivedFrom s itself, DerivedFrom each attempt s resumes.
+func (sel Selector) attempts(s *session.Session) []Selector {
+	if s == nil || sel.Session != s.ID() {
+		return []Selector{sel}
+	}
+	out := Attempts(s.ID(), s.Lineage())
+	for i := range out {
+		out[i].URI, out[i].Prefix = sel.URI, sel.Prefix
+	}
+	return out
+}
 
 func (s Selector) String() string {
 	var parts []string

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
 // Loader loads a session by id; store.Store satisfies it.
@@ -47,6 +48,11 @@ type Justification struct {
 	Missing  []session.ChunkID
 	// Forgotten is set when the writer later rolled its writes back.
 	Forgotten bool
+	// Resumed is the session of the resumed step that continued the
+	// writer, an interrupted attempt, if there is one: it holds the
+	// writer's record and what the step did after it, and is read in its
+	// place (session.Lineage.Resumes).
+	Resumed session.ID
 }
 
 // Explain walks run for uri: the recalls that returned it and, through the
@@ -106,6 +112,11 @@ func Explain(ctx context.Context, l Loader, run *session.Session, uri string) (*
 				return nil, fmt.Errorf("memory: explain %s: writer %s: %w", uri, w.writer, err)
 			}
 			ws = s
+			if r, err := resumedOf(ctx, l, s); err != nil {
+				return nil, fmt.Errorf("memory: explain %s: writer %s: %w", uri, w.writer, err)
+			} else if r != nil {
+				ws, j.Resumed = r, r.ID()
+			}
 		}
 		cited := w.cited
 		if ws != nil {
@@ -136,4 +147,35 @@ func Explain(ctx context.Context, l Loader, run *session.Session, uri string) (*
 		x.Writes = append(x.Writes, j)
 	}
 	return x, nil
+}
+
+// lister lists stored sessions; store.Store satisfies it.
+type lister interface {
+	List(ctx context.Context, f store.Filter) ([]store.Info, error)
+}
+
+// resumedOf is the session of the step that resumed w, an interrupted
+// attempt, nearest first (the one whose Lineage.Resumes names w and is
+// longest), nil if none or if l cannot list sessions.
+func resumedOf(ctx context.Context, l Loader, w *session.Session) (*session.Session, error) {
+	li, ok := l.(lister)
+	lin := w.Lineage()
+	if !ok || lin.Kind != session.LineageDerive || len(lin.Parents) == 0 {
+		return nil, nil
+	}
+	infos, err := li.List(ctx, store.Filter{Parent: lin.Parents[0], Op: lin.Op})
+	if err != nil {
+		return nil, err
+	}
+	var best *store.Info
+	for i, info := range infos {
+		rs := info.Lineage.Resumes()
+		if slices.Contains(rs, w.ID()) && (best == nil || len(rs) > len(best.Lineage.Resumes())) {
+			best = &infos[i]
+		}
+	}
+	if best == nil {
+		return nil, nil
+	}
+	return l.Load(ctx, best.ID)
 }

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,10 +22,19 @@ type Memory interface {
 	// ("project/rath", ...) only, and appends a recall chunk with the hits.
 	Recall(ctx context.Context, s *session.Session, q Query) ([]Hit, *session.Session, error)
 	// Commit archives s's transcript and, with a model, the durable facts
-	// it extracts, each justified by the transcript's chunks.
+	// it extracts, each justified by the transcript's chunks. The archive
+	// is memory://session/ID/transcript, ID being the session of the
+	// step's first attempt (s itself, unless it resumes interrupted
+	// attempts: session.Lineage.Resumes), so a resumed step archives in
+	// place.
 	Commit(ctx context.Context, s *session.Session, o CommitOptions) (*session.Session, error)
 	// Forget deletes what sel matches; with a session, the forget is
-	// recorded in it.
+	// recorded in it. DerivedFrom the session the forget is recorded in
+	// also matches what the interrupted attempts it resumes wrote
+	// (session.Lineage.Resumes): a resumed run rolls back all it did. The
+	// forget is recorded with sel as given (the session's lineage names
+	// its attempts), so a resumed run records what an uninterrupted one
+	// does.
 	Forget(ctx context.Context, s *session.Session, sel Selector) (int, *session.Session, error)
 	Get(ctx context.Context, uri URI) (Entry, error)
 	// List returns the entries under a URI prefix, by URI.
@@ -120,10 +130,17 @@ func (m *recorded) Forget(ctx context.Context, s *session.Session, sel Selector)
 	if sel == (Selector{}) {
 		return 0, s, fmt.Errorf("memory: a forget needs a selector")
 	}
-	gone, err := m.b.Delete(ctx, sel)
-	if err != nil {
-		return 0, s, fmt.Errorf("memory %s: forget %s: %w", m.b.Name(), sel, err)
+	var gone []URI
+	for _, one := range sel.attempts(s) {
+		g, err := m.b.Delete(ctx, one)
+		if err != nil {
+			return 0, s, fmt.Errorf("memory %s: forget %s: %w", m.b.Name(), one, err)
+		}
+		gone = append(gone, g...)
 	}
+	// In one order whatever the backend's (a DELETE returns rows as they
+	// lie), so that the record is the same for the same entries.
+	slices.SortFunc(gone, func(a, b URI) int { return strings.Compare(a.String(), b.String()) })
 	ev := session.MemoryEvent{Op: session.MemoryForget, Selector: sel.String(), Count: len(gone)}
 	for _, u := range gone {
 		ev.Forgotten = append(ev.Forgotten, u.String())
@@ -140,7 +157,11 @@ func (m *recorded) Commit(ctx context.Context, s *session.Session, o CommitOptio
 			ids = append(ids, msg.Chunk)
 		}
 	}
-	archive := Entry{URI: URI{Scope: ScopeSession, ScopeID: string(s.ID()), Path: "transcript"}, Content: text.String(),
+	// Named after the step's first attempt: a resumed step whose attempt
+	// archived it but was cut before recording so archives it again, in
+	// place.
+	step := firstAttempt(s)
+	archive := Entry{URI: URI{Scope: ScopeSession, ScopeID: string(step), Path: "transcript"}, Content: text.String(),
 		Provenance: Provenance{Evidence: ids, Agent: o.Agent, Kind: EvidenceTranscript}}
 	s, err := m.write(ctx, s, archive, session.MemoryCommit)
 	if err != nil || o.Model == nil {
@@ -155,7 +176,7 @@ func (m *recorded) Commit(ctx context.Context, s *session.Session, o CommitOptio
 		return s, fmt.Errorf("%w: commit scope %q is not scope/scope-id", ErrBadURI, o.Scope)
 	}
 	for i, f := range facts {
-		e := Entry{URI: URI{Scope: scope, ScopeID: id, Path: fmt.Sprintf("facts/%s/%d", s.ID(), i+1)}, Content: f,
+		e := Entry{URI: URI{Scope: scope, ScopeID: id, Path: fmt.Sprintf("facts/%s/%d", step, i+1)}, Content: f,
 			Provenance: Provenance{Evidence: ids, Agent: o.Agent, Kind: EvidenceExtracted}}
 		if s, err = m.write(ctx, s, e, session.MemoryCommit); err != nil {
 			return s, err
@@ -190,3 +211,12 @@ func (m *recorded) List(ctx context.Context, prefix string) ([]Entry, error) {
 }
 
 func (m *recorded) Close() error { return m.b.Close() }
+
+// firstAttempt is the session of the first attempt of s's step: s, unless
+// it resumes interrupted attempts (session.Lineage.Resumes).
+func firstAttempt(s *session.Session) session.ID {
+	if rs := s.Lineage().Resumes(); len(rs) > 0 {
+		return rs[len(rs)-1]
+	}
+	return s.ID()
+}

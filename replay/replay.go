@@ -118,7 +118,7 @@ func Resume(ctx context.Context, m flow.Module, st store.Store, runID session.ID
 		sessions = append(sessions, s)
 	}
 	t := newTape(nil, sessions...)
-	t.live = true
+	t.live, t.resuming = true, true
 	t.dropFailures()
 	ctx = runctx.WithPlayer(ctx, t)
 	return flow.Run(ctx, st, m, in)

@@ -22,6 +22,9 @@ type tape struct {
 	live bool
 	// tools: re-run tools and compare their results with the record.
 	tools bool
+	// resuming: the run continues the attempts the record holds (Resume),
+	// so its steps' sessions say which they continue (Resumes).
+	resuming bool
 
 	rechains rechains
 }

@@ -54,3 +54,22 @@ func PlayerFrom(ctx context.Context) Player {
 	p, _ := ctx.Value(playerKey{}).(Player)
 	return p
 }
+
+// Resumer is a Player that resumes interrupted attempts of a run: it knows
+// the session each node's earlier attempts recorded into.
+type Resumer interface {
+	// Resumes returns the sessions the interrupted attempts of the step
+	// at node derived (session.ExtraResumes), nearest first.
+	Resumes(node string) []session.ID
+}
+
+// ResumesAt is the lineage extras for the session a step at node derives
+// under ctx's player: the earlier attempts it continues, if the player
+// resumes any (nil otherwise).
+func ResumesAt(ctx context.Context, node string) map[string]string {
+	r, ok := PlayerFrom(ctx).(Resumer)
+	if !ok {
+		return nil
+	}
+	return session.ResumesExtras(r.Resumes(node))
+}

@@ -309,7 +309,7 @@ func (c *built) projectOutput(all map[session.ID]store.Info, run session.ID) pro
 	}
 	_, chunks := c.show(outs[0])
 	kept, reviewed := withoutReviews(chunks)
-	p := project(kept, c.home, volatile[wf])
+	p := project(kept, c.home, volatile[wf], firstAttempts(all))
 	p.reviewed = reviewed
 	return p
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/openrath/rath/session"
+	"github.com/openrath/rath/store"
 )
 
 // The interrupt matrix compares a resumed run's output with an
@@ -43,6 +44,8 @@ import (
 //     or inside text (and any "sandbox_id" field's value, and that value
 //     inside text: a remote backend's ids have forms of their own): a run
 //     that mentions one session twice must mention one session twice;
+//     a resumed step's session is named as the first attempt it resumes
+//     (session.Lineage.Resumes, firstAttempts): one step, one session;
 //   - times inside text (RFC 3339, as a tool reports when a session was
 //     created) become "$TIME", the random part of the name of a temporary
 //     directory (every case's TMPDIR is $HOME/tmp) "N", a loopback
@@ -102,10 +105,22 @@ func (r *renamer) name(kind, v string) string {
 	return s
 }
 
+// firstAttempts maps the session of each resumed step among all to the
+// session of the step's first attempt (session.Lineage.Resumes).
+func firstAttempts(all map[session.ID]store.Info) map[string]string {
+	out := map[string]string{}
+	for id, info := range all {
+		if rs := info.Lineage.Resumes(); len(rs) > 0 {
+			out[string(id)] = string(rs[len(rs)-1])
+		}
+	}
+	return out
+}
+
 // project is the projection of an output's chunks; home is the directory
 // of the run's case, replaced in every string, and extra the workflow's
 // volatile text (matrix_volatile_test.go).
-func project(chunks []session.Chunk, home string, extra []volatileText) projection {
+func project(chunks []session.Chunk, home string, extra []volatileText, attempts map[string]string) projection {
 	index, short := map[string]int{}, map[string]int{}
 	for i, c := range chunks {
 		for _, id := range []session.ChunkID{c.ID, c.Origin} {
@@ -155,7 +170,12 @@ func project(chunks []session.Chunk, home string, extra []volatileText) projecti
 				s = v.re.ReplaceAllString(s, v.repl)
 			}
 		}
-		s = sessionIDs.ReplaceAllStringFunc(s, func(id string) string { return r.name("ses", id) })
+		s = sessionIDs.ReplaceAllStringFunc(s, func(id string) string {
+			if first, ok := attempts[id]; ok {
+				id = first
+			}
+			return r.name("ses", id)
+		})
 		return sandboxIDs.ReplaceAllStringFunc(s, func(id string) string { return r.name("sbx", id) })
 	}
 	var p projection

@@ -161,8 +161,8 @@ func signalNames(ss []matrixSignal) []string {
 // run interrupted, its resume finishing); only the comparison is logged
 // instead of failing. An entry is removed with its fix.
 var knownDivergent = map[string]string{
-	"memory": "the rollback forgets the entries DerivedFrom the builder's session, and a resumed agent runs as a new session: " +
-		"what the killed attempt remembered (with the old session's provenance) is not forgotten (learn/rollback#1)",
+	"memory": "a memory operation cut between its write and its record is made again on resume: its effect is the same " +
+		"(a forget finds the entries gone), its record is not (the forget records 0 entries, learn/rollback#1)",
 }
 
 // knownUnresumable names the workflows whose resume is known to fail in
