@@ -29,6 +29,12 @@ func (l *lenientLoader) Load(ctx context.Context, id session.ID) (*session.Sessi
 	return s, err
 }
 
+// List lets Explain find a resumed step that continued a writer (an
+// interrupted attempt) and read it in its place.
+func (l *lenientLoader) List(ctx context.Context, f store.Filter) ([]store.Info, error) {
+	return l.st.List(ctx, f)
+}
+
 // explainJSON is an explanation as --json shows it.
 type explainJSON struct {
 	URI     string       `json:"uri"`
@@ -65,6 +71,9 @@ type writeJSON struct {
 	Evidence      []session.Chunk   `json:"evidence"`
 	Missing       []session.ChunkID `json:"missing"`
 	Forgotten     bool              `json:"forgotten"`
+	// Resumed is the resumed step that continued the writer (an
+	// interrupted attempt), read in its place.
+	Resumed session.ID `json:"resumed,omitempty"`
 }
 
 func (a *app) memoryExplainCmd() *cobra.Command {
@@ -106,7 +115,7 @@ func (a *app) memoryExplainCmd() *cobra.Command {
 				}
 				for _, w := range x.Writes {
 					out.Writes = append(out.Writes, writeJSON{Writer: w.Writer, WriterInStore: inStore(w.Writer), Chunk: w.Chunk, Op: w.Op,
-						Hash: w.Hash, Kind: w.Kind, Evidence: orEmpty(w.Evidence), Missing: orEmpty(w.Missing), Forgotten: w.Forgotten})
+						Hash: w.Hash, Kind: w.Kind, Evidence: orEmpty(w.Evidence), Missing: orEmpty(w.Missing), Forgotten: w.Forgotten, Resumed: w.Resumed})
 				}
 				return a.printJSON(out)
 			}
@@ -166,6 +175,9 @@ func (a *app) printWrite(w memory.Justification, inStore bool) {
 		fmt.Fprintf(a.stdout, "written by session %s, which holds no write of content %s\n", w.Writer, shortHash(w.Hash))
 	default:
 		fmt.Fprintf(a.stdout, "written by session %s (%s, chunk %s), content %s, evidence %s\n", w.Writer, w.Op, w.Chunk.Short(), shortHash(w.Hash), orDash(w.Kind))
+	}
+	if w.Resumed != "" {
+		fmt.Fprintf(a.stdout, "  an interrupted attempt: read in session %s, the step that resumed it\n", w.Resumed)
 	}
 	for _, c := range w.Evidence {
 		fmt.Fprintf(a.stdout, "  resolved  %s  %s: %s\n", c.ID.Short(), c.Kind, summary(c))

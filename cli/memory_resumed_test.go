@@ -35,7 +35,24 @@ func TestForgetDerivedFromResumedStep(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := m.Remember(ctx, attempt, memory.Entry{URI: memory.MustParseURI(cgoURI), Content: "written by the attempt"}); err != nil {
+	wrote, err := m.Remember(ctx, attempt, memory.Entry{URI: memory.MustParseURI(cgoURI), Content: "written by the attempt cgo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The attempt committed its write; the resumed step replayed it.
+	if err := rt.Store.Commit(ctx, wrote, attempt.Head()); err != nil {
+		t.Fatal(err)
+	}
+	served := *wrote.Chunk(wrote.Len() - 1).Memory
+	replayed := resumed.Append(session.Of(&served))
+	if err := rt.Store.Commit(ctx, replayed, resumed.Head()); err != nil {
+		t.Fatal(err)
+	}
+	_, reader, err := m.Recall(ctx, session.FromUser("cgo?"), memory.Query{Text: "attempt cgo", Scopes: []string{"project/rath"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Store.Commit(ctx, reader, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.Remember(ctx, other, memory.Entry{URI: memory.MustParseURI(styleURI), Content: "written by another step"}); err != nil {
@@ -43,12 +60,23 @@ func TestForgetDerivedFromResumedStep(t *testing.T) {
 	}
 	rt.Close()
 
+	// Explain reads the resumed step in the attempt's place.
+	var x explainJSON
+	out := rathOK(t, home, "--json", "memory", "explain", string(reader.ID()), cgoURI)
+	if err := json.Unmarshal([]byte(out), &x); err != nil || len(x.Writes) != 1 || x.Writes[0].Writer != attempt.ID() ||
+		x.Writes[0].Resumed != resumed.ID() || x.Writes[0].Chunk == "" {
+		t.Fatalf("explain through the resumed step: %v\n%s", err, out)
+	}
+	if out := rathOK(t, home, "memory", "explain", string(reader.ID()), cgoURI); !strings.Contains(out, "read in session "+string(resumed.ID())) {
+		t.Errorf("explain does not name the resumed step:\n%s", out)
+	}
+
 	var res struct {
 		Forgotten int        `json:"forgotten"`
 		URIs      []string   `json:"uris"`
 		Session   session.ID `json:"session"`
 	}
-	out := rathOK(t, home, "--json", "memory", "forget", "--derived-from", string(resumed.ID()))
+	out = rathOK(t, home, "--json", "memory", "forget", "--derived-from", string(resumed.ID()))
 	if err := json.Unmarshal([]byte(out), &res); err != nil || res.Forgotten != 1 || strings.Join(res.URIs, " ") != cgoURI {
 		t.Fatalf("forget --derived-from the resumed step: %v\n%s", err, out)
 	}

@@ -159,8 +159,11 @@ type lister interface {
 // longest), nil if none or if l cannot list sessions.
 func resumedOf(ctx context.Context, l Loader, w *session.Session) (*session.Session, error) {
 	li, ok := l.(lister)
+	if w == nil || !ok {
+		return nil, nil // a writer not loaded; a loader that cannot list
+	}
 	lin := w.Lineage()
-	if !ok || lin.Kind != session.LineageDerive || len(lin.Parents) == 0 {
+	if lin.Kind != session.LineageDerive || len(lin.Parents) == 0 {
 		return nil, nil
 	}
 	infos, err := li.List(ctx, store.Filter{Parent: lin.Parents[0], Op: lin.Op})

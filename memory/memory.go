@@ -60,6 +60,16 @@ type CommitOptions struct {
 	Agent string
 }
 
+// OnceDeleter is a Backend that deletes under a key at most once: a delete
+// under a key used before deletes nothing and returns what the first one
+// deleted. Forget through a session keys its deletes by the step (its first
+// attempt) and the session's length, so a resumed step that forgets again
+// — its attempt deleted, then was cut before recording it — records what
+// the attempt forgot, as an uninterrupted run does.
+type OnceDeleter interface {
+	DeleteOnce(ctx context.Context, key string, sel Selector) ([]URI, error)
+}
+
 // Backend stores and searches entries; Over adds the session recording.
 type Backend interface {
 	Name() string
@@ -131,8 +141,8 @@ func (m *recorded) Forget(ctx context.Context, s *session.Session, sel Selector)
 		return 0, s, fmt.Errorf("memory: a forget needs a selector")
 	}
 	var gone []URI
-	for _, one := range sel.attempts(s) {
-		g, err := m.b.Delete(ctx, one)
+	for i, one := range sel.attempts(s) {
+		g, err := m.delete(ctx, s, i, one)
 		if err != nil {
 			return 0, s, fmt.Errorf("memory %s: forget %s: %w", m.b.Name(), one, err)
 		}
@@ -219,4 +229,15 @@ func firstAttempt(s *session.Session) session.ID {
 		return rs[len(rs)-1]
 	}
 	return s.ID()
+}
+
+// delete is the i-th delete of a forget through s: keyed by s's step and
+// length (OnceDeleter) when there is a session, so that the step made
+// again deletes once.
+func (m *recorded) delete(ctx context.Context, s *session.Session, i int, sel Selector) ([]URI, error) {
+	od, ok := m.b.(OnceDeleter)
+	if s == nil || !ok {
+		return m.b.Delete(ctx, sel)
+	}
+	return od.DeleteOnce(ctx, fmt.Sprintf("%s/%d/%d %s", firstAttempt(s), s.Len(), i, sel), sel)
 }

@@ -116,6 +116,21 @@ func (b scopedBackend) List(ctx context.Context, prefix string) ([]Entry, error)
 }
 
 func (b scopedBackend) Delete(ctx context.Context, sel Selector) ([]URI, error) {
+	return b.delete(ctx, sel, b.Backend.Delete)
+}
+
+// DeleteOnce implements OnceDeleter over a backend that does (else it is
+// Delete).
+func (b scopedBackend) DeleteOnce(ctx context.Context, key string, sel Selector) ([]URI, error) {
+	od, ok := b.Backend.(OnceDeleter)
+	if !ok {
+		return b.Delete(ctx, sel)
+	}
+	return b.delete(ctx, sel, func(ctx context.Context, sel Selector) ([]URI, error) { return od.DeleteOnce(ctx, key, sel) })
+}
+
+// delete is a Delete of sel through del, in ctx's scope.
+func (b scopedBackend) delete(ctx context.Context, sel Selector, del func(context.Context, Selector) ([]URI, error)) ([]URI, error) {
 	ns := nsOf(ctx)
 	if sel.URI != "" {
 		u, err := ParseURI(sel.URI)
@@ -132,7 +147,7 @@ func (b scopedBackend) Delete(ctx context.Context, sel Selector) ([]URI, error) 
 		}
 		sel.Prefix = mapped
 	}
-	gone, err := b.Backend.Delete(ctx, sel)
+	gone, err := del(ctx, sel)
 	out := gone[:0]
 	for _, u := range gone {
 		if m, ok := b.from(ns, u); ok {

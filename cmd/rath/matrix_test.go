@@ -160,10 +160,7 @@ func signalNames(ss []matrixSignal) []string {
 // yet fixed. Their interruptions still run and are checked (verify, the
 // run interrupted, its resume finishing); only the comparison is logged
 // instead of failing. An entry is removed with its fix.
-var knownDivergent = map[string]string{
-	"memory": "a memory operation cut between its write and its record is made again on resume: its effect is the same " +
-		"(a forget finds the entries gone), its record is not (the forget records 0 entries, learn/rollback#1)",
-}
+var knownDivergent = map[string]string{}
 
 // knownUnresumable names the workflows whose resume is known to fail in
 // this test's setting, when it says what, and why.

@@ -213,6 +213,16 @@ func (b *Backend) List(ctx context.Context, prefix string) ([]memory.Entry, erro
 
 // Delete implements memory.Backend.
 func (b *Backend) Delete(ctx context.Context, sel memory.Selector) ([]memory.URI, error) {
+	return deleteSel(ctx, b.db, sel)
+}
+
+// querier is a database or a transaction.
+type querier interface {
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+}
+
+// deleteSel deletes what sel matches through q.
+func deleteSel(ctx context.Context, db querier, sel memory.Selector) ([]memory.URI, error) {
 	where, args := []string{}, []any{}
 	if sel.URI != "" {
 		where, args = append(where, "uri = ?"), append(args, sel.URI)
@@ -231,7 +241,7 @@ func (b *Backend) Delete(ctx context.Context, sel memory.Selector) ([]memory.URI
 	for _, w := range where[1:] {
 		q += " AND " + w
 	}
-	rows, err := b.db.QueryContext(ctx, q+` RETURNING uri`, args...)
+	rows, err := db.QueryContext(ctx, q+` RETURNING uri`, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -25,8 +25,9 @@ var ErrVersion = errors.New("memory/local: database written by a newer version")
 // Version 5 replaces the FTS5 table with the lexical index of lexicon.go;
 // versions 2–4 are indexed on open. Version 6 adds the index
 // postings_impact (see lexicon.go), built on open from version 5's
-// postings.
-const schemaVersion = 6
+// postings. Version 7 adds forgets, what each keyed delete deleted
+// (forgets.go).
+const schemaVersion = 7
 
 // scopeBits is how many low rowid bits number the entries of one scope.
 const scopeBits = 32
@@ -104,7 +105,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 			return fmt.Errorf("migrating from schema %d: %w", v, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, schema+lexiconSchema); err != nil {
+	if _, err := tx.ExecContext(ctx, schema+lexiconSchema+forgetsSchema); err != nil {
 		return err
 	}
 	if unindexed {

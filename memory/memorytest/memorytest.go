@@ -24,6 +24,7 @@ func Run(t *testing.T, open func(t *testing.T) memory.Memory) {
 		{"RememberRecordsProvenance", testRemember},
 		{"RecallRanksWithinScopes", testRecall},
 		{"ForgetAndRollback", testForget},
+		{"ForgetOnce", testForgetOnce},
 		{"CommitArchivesAndExtracts", testCommit},
 		{"ExplainFromSessionGraph", testExplain},
 		{"BadInput", testBad},

@@ -97,6 +97,16 @@ func (b *Backend) List(ctx context.Context, prefix string) ([]memory.Entry, erro
 // Delete implements memory.Backend: one statement, so a concurrent writer
 // sees the entry either whole or gone.
 func (b *Backend) Delete(ctx context.Context, sel memory.Selector) ([]memory.URI, error) {
+	return deleteSel(ctx, b.pool, sel)
+}
+
+// querier is a pool or a transaction.
+type querier interface {
+	Query(ctx context.Context, q string, args ...any) (pgx.Rows, error)
+}
+
+// deleteSel deletes what sel matches through q.
+func deleteSel(ctx context.Context, q querier, sel memory.Selector) ([]memory.URI, error) {
 	var where []string
 	var args []any
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
@@ -113,7 +123,7 @@ func (b *Backend) Delete(ctx context.Context, sel memory.Selector) ([]memory.URI
 	if len(where) == 0 {
 		return nil, errors.New("memory: an empty selector")
 	}
-	rows, err := b.pool.Query(ctx, `DELETE FROM rath_memory.entries WHERE `+strings.Join(where, " AND ")+` RETURNING uri`, args...)
+	rows, err := q.Query(ctx, `DELETE FROM rath_memory.entries WHERE `+strings.Join(where, " AND ")+` RETURNING uri`, args...)
 	if err != nil {
 		return nil, err
 	}

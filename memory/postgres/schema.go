@@ -41,9 +41,14 @@ var migrations = []string{
 		vec real[] NOT NULL,
 		raw bytea NOT NULL);
 	CREATE INDEX vectors_scope ON rath_memory.vectors(model, scope);`,
+	// 1 -> 2: what each keyed delete deleted (forgets.go).
+	`CREATE TABLE rath_memory.forgets(
+		key text PRIMARY KEY,
+		uris jsonb NOT NULL,
+		at timestamptz NOT NULL DEFAULT now());`,
 }
 
-const schemaVersion = 1
+const schemaVersion = 2
 
 // migrateLock is the advisory lock that serialises schema changes of
 // processes opening one database at once (distinct from the store's).
