@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openrath/rath/model"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 )
 
@@ -62,10 +63,12 @@ type CommitOptions struct {
 
 // OnceDeleter is a Backend that deletes under a key at most once: a delete
 // under a key used before deletes nothing and returns what the first one
-// deleted. Forget through a session keys its deletes by the step (its first
-// attempt) and the session's length, so a resumed step that forgets again
-// — its attempt deleted, then was cut before recording it — records what
-// the attempt forgot, as an uninterrupted run does.
+// deleted. Forget through a session inside a workflow run (runctx.ID) keys
+// its deletes by the run, the step (its first attempt) and the session's
+// length, so a resumed step that forgets again — its attempt deleted, then
+// was cut before recording it — records what the attempt forgot, as an
+// uninterrupted run does. (Two forgets with one selector through one
+// session at one length in one run are one forget.)
 type OnceDeleter interface {
 	DeleteOnce(ctx context.Context, key string, sel Selector) ([]URI, error)
 }
@@ -231,13 +234,15 @@ func firstAttempt(s *session.Session) session.ID {
 	return s.ID()
 }
 
-// delete is the i-th delete of a forget through s: keyed by s's step and
-// length (OnceDeleter) when there is a session, so that the step made
-// again deletes once.
+// delete is the i-th delete of a forget through s: inside a workflow run,
+// keyed by the run, s's step and s's length (OnceDeleter), so that the
+// step made again — resumed — deletes once. Outside a run every forget
+// deletes.
 func (m *recorded) delete(ctx context.Context, s *session.Session, i int, sel Selector) ([]URI, error) {
 	od, ok := m.b.(OnceDeleter)
-	if s == nil || !ok {
+	run := runctx.ID(ctx)
+	if s == nil || !ok || run == "" {
 		return m.b.Delete(ctx, sel)
 	}
-	return od.DeleteOnce(ctx, fmt.Sprintf("%s/%d/%d %s", firstAttempt(s), s.Len(), i, sel), sel)
+	return od.DeleteOnce(ctx, fmt.Sprintf("%s/%s/%d/%d %s", run, firstAttempt(s), s.Len(), i, sel), sel)
 }

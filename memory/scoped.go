@@ -126,6 +126,8 @@ func (b scopedBackend) DeleteOnce(ctx context.Context, key string, sel Selector)
 	if !ok {
 		return b.Delete(ctx, sel)
 	}
+	// Keyed within the scope: one step's forgets in two scopes are two.
+	key = nsOf(ctx) + " " + key
 	return b.delete(ctx, sel, func(ctx context.Context, sel Selector) ([]URI, error) { return od.DeleteOnce(ctx, key, sel) })
 }
 

@@ -35,6 +35,12 @@ var volatile = map[string][]volatileText{
 		why: "the scripted reporter counts a request's input tokens from the length of its messages, " +
 			"which hold the durations of the calls of the run it reads",
 	}},
+	"memory": {{
+		drop: "score",
+		why: "on PostgreSQL a recall's scores weigh each term by the document frequencies ANALYZE last sampled into " +
+			"pg_stats (memory/postgres/idf.go), in the database every case shares, analysed when autovacuum chooses; " +
+			"the hits and their order are still compared",
+	}},
 	"engineering": {{
 		re:   regexp.MustCompile(`(?m)^(ok  |FAIL)(\s+\S+\s+)\d+\.\d+s$`),
 		repl: "${1}${2}0.000s",

@@ -1,11 +1,13 @@
 package memorytest
 
 import (
+	"context"
 	"slices"
 	"sync"
 	"testing"
 
 	"github.com/openrath/rath/memory"
+	"github.com/openrath/rath/runctx"
 	"github.com/openrath/rath/session"
 )
 
@@ -15,6 +17,7 @@ import (
 // more; through a resumed step's session it is the attempt's forget. A
 // forget further on deletes anew.
 func testForgetOnce(t *testing.T, m memory.Memory) {
+	ctx := runctx.WithRun(ctx, session.NewID(), nil) // a step of a run
 	writer := session.FromUser("the writer")
 	if _, err := m.Remember(ctx, writer, memory.Entry{URI: uri(t, "memory://project/p/a"), Content: "first"}); err != nil {
 		t.Fatal(err)
@@ -65,5 +68,12 @@ func testForgetOnce(t *testing.T, m memory.Memory) {
 	}
 	if _, err := m.Get(ctx, uri(t, "memory://project/p/b")); err == nil {
 		t.Fatal("a later forget left the entry")
+	}
+	// Outside a run, every forget deletes.
+	if _, err := m.Remember(ctx, writer, memory.Entry{URI: uri(t, "memory://project/p/c"), Content: "third"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, err := m.Forget(context.Background(), step, memory.DerivedFrom(writer.ID())); err != nil || n != 1 {
+		t.Fatalf("a forget outside a run through the step's session: %d, %v; want 1", n, err)
 	}
 }
