@@ -27,7 +27,10 @@ import (
 //
 // A dead worker's jobs are those whose last attempt its River client made
 // (WorkerInfo.Client): not those of a worker started again under its id.
-func (c *Cluster) reap(ctx context.Context, self string, steady bool) error {
+// Only the reaper's own record is left alone (by its session): an earlier
+// process under its name that died is reaped like any other.
+func (c *Cluster) reap(ctx context.Context, me WorkerInfo, steady bool) error {
+	self := me.ID
 	ws, err := c.workers(ctx)
 	if err != nil {
 		return err
@@ -41,7 +44,7 @@ func (c *Cluster) reap(ctx context.Context, self string, steady bool) error {
 	now := time.Now()
 	var dead []WorkerInfo
 	for _, w := range ws {
-		if w.ID == self || (w.State != workerAlive && w.State != workerDraining) {
+		if w.Session == me.Session || (w.State != workerAlive && w.State != workerDraining) {
 			continue
 		}
 		if w.Alive && c.sessionGone(w, held, now) {

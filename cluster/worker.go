@@ -354,7 +354,7 @@ func (w *Worker) every(ctx context.Context, fn func(n int) error) {
 
 func (w *Worker) tick(ctx context.Context, n int) error {
 	steady := !w.storeDown.Load() && time.Since(time.Unix(0, w.storeUp.Load())) > lockGrace*w.c.opts.Heartbeat
-	if err := w.c.reap(ctx, w.info.ID, steady); err != nil {
+	if err := w.c.reap(ctx, w.Info(), steady); err != nil {
 		return err
 	}
 	if err := w.cancels(ctx); err != nil {
