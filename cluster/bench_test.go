@@ -303,62 +303,77 @@ func firstStepAfter(path, run string, pid int, t time.Time) time.Duration {
 // reads — on each store: one worker works runs of one step (no model
 // latency) one at a time; the cycle from one run's start to the next, less
 // the same run's time in process, is the overhead.
+//
+// The runs of the -effect cases make one tool call: idempotent, or not —
+// then the call starts only after the holder check (the worker's lock,
+// its own record, the run's epoch) and its start is recorded first, which
+// the difference between the two prices.
 func BenchmarkSliceOverhead(b *testing.B) {
 	const n = 200
-	input := `{"steps":0,"latency_ms":0,"idempotent":true}`
+	cases := []struct{ name, input string }{
+		{"", `{"steps":0,"latency_ms":0,"idempotent":true}`},
+		{"-effect-idempotent", `{"steps":1,"latency_ms":0,"idempotent":true}`},
+		{"-effect-checked", `{"steps":1,"latency_ms":0,"idempotent":false}`},
+	}
 	for _, backend := range []string{"sqlite", "postgres"} {
-		b.Run(backend, func(b *testing.B) {
-			for b.Loop() {
-				home := b.TempDir()
-				e := newEnv(b, home, storeURL(b, backend, home))
-				w, err := rath.LookupWorkflow("cluster")
+		for _, cs := range cases {
+			sliceOverhead(b, backend+cs.name, backend, cs.input, n)
+		}
+	}
+}
+
+func sliceOverhead(b *testing.B, name, backend, input string, n int) {
+	b.Run(name, func(b *testing.B) {
+		for b.Loop() {
+			home := b.TempDir()
+			e := newEnv(b, home, storeURL(b, backend, home))
+			w, err := rath.LookupWorkflow("cluster")
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := rath.WithInput(context.Background(), input)
+			t0 := time.Now()
+			for range n {
+				m, in, err := w.Build(ctx, e.rt)
 				if err != nil {
 					b.Fatal(err)
 				}
-				ctx := rath.WithInput(context.Background(), input)
-				t0 := time.Now()
-				for range n {
-					m, in, err := w.Build(ctx, e.rt)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := flow.Run(ctx, e.rt.Store, m, in); err != nil {
-						b.Fatal(err)
-					}
+				if _, err := flow.Run(ctx, e.rt.Store, m, in); err != nil {
+					b.Fatal(err)
 				}
-				inproc := time.Since(t0) / n
-				var ids []session.ID
-				for range n {
-					text := input
-					id, err := e.cl.Submit(context.Background(), "cluster", cluster.SubmitOptions{Input: &text})
-					if err != nil {
-						b.Fatal(err)
-					}
-					ids = append(ids, id)
-				}
-				e.worker("w", "--concurrency", "1")
-				waitDone(b, e, n, 10*time.Minute)
-				var starts []time.Time
-				for _, id := range ids {
-					_, history, err := e.cl.RunStatus(context.Background(), id)
-					if err != nil {
-						b.Fatal(err)
-					}
-					for _, c := range history {
-						if c.Decision != nil && c.Decision.Selector == "cluster.worker" {
-							starts = append(starts, c.Time)
-							break
-						}
-					}
-				}
-				slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
-				cycle := starts[len(starts)-1].Sub(starts[0]) / time.Duration(len(starts)-1)
-				b.ReportMetric(float64(cycle.Microseconds())/1000, "cycle-ms")
-				b.ReportMetric(float64(inproc.Microseconds())/1000, "inprocess-ms")
-				b.ReportMetric(float64((cycle-inproc).Microseconds())/1000, "overhead-ms")
 			}
-		})
-	}
+			inproc := time.Since(t0) / time.Duration(n)
+			var ids []session.ID
+			for range n {
+				text := input
+				id, err := e.cl.Submit(context.Background(), "cluster", cluster.SubmitOptions{Input: &text})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ids = append(ids, id)
+			}
+			e.worker("w", "--concurrency", "1")
+			waitDone(b, e, n, 10*time.Minute)
+			var starts []time.Time
+			for _, id := range ids {
+				_, history, err := e.cl.RunStatus(context.Background(), id)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, c := range history {
+					if c.Decision != nil && c.Decision.Selector == "cluster.worker" {
+						starts = append(starts, c.Time)
+						break
+					}
+				}
+			}
+			slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
+			cycle := starts[len(starts)-1].Sub(starts[0]) / time.Duration(len(starts)-1)
+			b.ReportMetric(float64(cycle.Microseconds())/1000, "cycle-ms")
+			b.ReportMetric(float64(inproc.Microseconds())/1000, "inprocess-ms")
+			b.ReportMetric(float64((cycle-inproc).Microseconds())/1000, "overhead-ms")
+		}
+	})
 }
 
 // storeURL is a new store of the backend for a benchmark.
