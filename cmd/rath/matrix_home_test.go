@@ -38,8 +38,9 @@ var matrixStores = []matrixStore{
 }
 
 // emptyPostgres deletes every row of the database's tables but their
-// schema versions (the tables named meta): a store and a memory as a first
-// run leaves them, but empty.
+// schema versions (the tables named meta, and River's river_migration): a
+// store, a memory and a cluster's queue as a first run leaves them, but
+// empty.
 func emptyPostgres(t *testing.T, db string) {
 	t.Helper()
 	ctx := context.Background()
@@ -49,7 +50,7 @@ func emptyPostgres(t *testing.T, db string) {
 	}
 	defer conn.Close(ctx)
 	rows, err := conn.Query(ctx, `SELECT table_schema, table_name FROM information_schema.tables
-		WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema') AND table_name <> 'meta'`)
+		WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema') AND table_name NOT IN ('meta', 'river_migration')`)
 	if err != nil {
 		t.Fatal(err)
 	}
