@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -106,13 +107,21 @@ func (s *Server) start(c *call, b *box) error {
 	}
 	chunks := make(chan chunk, 16)
 	readers := make(chan struct{}, 2)
+	// Output a child writes after chunks closed (it is not waited for
+	// long) is dropped: sending is guarded by the flag that closing sets.
+	var sendMu sync.Mutex
+	closed := false
 	read := func(r *os.File, stderr bool) {
 		defer func() { r.Close(); readers <- struct{}{} }()
 		for {
 			buf := make([]byte, outputChunk)
 			n, err := r.Read(buf)
 			if n > 0 {
-				chunks <- chunk{stderr, buf[:n]}
+				sendMu.Lock()
+				if !closed {
+					chunks <- chunk{stderr, buf[:n]} // the handler, or drain, receives
+				}
+				sendMu.Unlock()
 			}
 			if err != nil {
 				return
@@ -133,7 +142,10 @@ func (s *Server) start(c *call, b *box) error {
 			}
 		case <-time.After(time.Second):
 		}
+		sendMu.Lock()
+		closed = true
 		close(chunks)
+		sendMu.Unlock()
 	}()
 	defer func() {
 		b.mu.Lock()
