@@ -163,12 +163,15 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, fmt.Sprintf("template '%s' not found", req.TemplateID))
 		return
 	}
-	b, err := s.newBox(req.TemplateID, time.Duration(timeout)*time.Second, from)
+	b, err := s.newBox(req.TemplateID, from)
+	if err == nil {
+		b.metadata, b.envVars, b.secure = req.Metadata, req.EnvVars, req.Secure
+		err = s.add(b, time.Duration(timeout)*time.Second)
+	}
 	if err != nil {
 		apiError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	b.metadata, b.envVars, b.secure = req.Metadata, req.EnvVars, req.Secure
 	writeJSON(w, http.StatusCreated, s.sandboxJSON(b))
 }
 
@@ -304,7 +307,9 @@ func (s *Server) pause(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b.setPaused(true)
-	w.WriteHeader(http.StatusNoContent)
+	if saved(w, s.save()) {
+		w.WriteHeader(http.StatusNoContent)
+	}
 }
 
 // connect resumes a paused sandbox (201) or extends a running one (200).
@@ -338,7 +343,9 @@ func (s *Server) connect(w http.ResponseWriter, r *http.Request) {
 	if longer || status == http.StatusCreated {
 		s.arm(b, d)
 	}
-	writeJSON(w, status, s.sandboxJSON(b))
+	if saved(w, s.save()) {
+		writeJSON(w, status, s.sandboxJSON(b))
+	}
 }
 
 func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
@@ -366,7 +373,9 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
 		t = *req.Timeout
 	}
 	s.arm(b, time.Duration(t)*time.Second)
-	writeJSON(w, http.StatusCreated, s.sandboxJSON(b))
+	if saved(w, s.save()) {
+		writeJSON(w, http.StatusCreated, s.sandboxJSON(b))
+	}
 }
 
 func (s *Server) timeout(w http.ResponseWriter, r *http.Request) {
@@ -387,7 +396,9 @@ func (s *Server) timeout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.arm(b, time.Duration(max(0, *req.Timeout))*time.Second)
-	w.WriteHeader(http.StatusNoContent)
+	if saved(w, s.save()) {
+		w.WriteHeader(http.StatusNoContent)
+	}
 }
 
 // snapshot saves the sandbox's files under a new id that create takes as
@@ -418,6 +429,9 @@ func (s *Server) snapshot(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.snapshots[snap] = dst
 	s.mu.Unlock()
+	if !saved(w, s.save()) {
+		return
+	}
 	names := []string{}
 	if req.Name != nil {
 		names = append(names, *req.Name)
@@ -453,12 +467,15 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
 	}
 	var out []map[string]any
 	for range count {
-		nb, err := s.newBox(b.template, time.Duration(timeout)*time.Second, b.home)
+		nb, err := s.newBox(b.template, b.home)
+		if err == nil {
+			nb.metadata, nb.envVars, nb.secure = b.metadata, b.envVars, b.secure
+			err = s.add(nb, time.Duration(timeout)*time.Second)
+		}
 		if err != nil {
 			out = append(out, map[string]any{"error": map[string]any{"code": 500, "message": err.Error()}})
 			continue
 		}
-		nb.metadata, nb.envVars, nb.secure = b.metadata, b.envVars, b.secure
 		out = append(out, map[string]any{"sandbox": s.sandboxJSON(nb)})
 	}
 	writeJSON(w, http.StatusCreated, out)

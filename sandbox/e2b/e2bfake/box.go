@@ -42,7 +42,8 @@ func randomID(n int) string {
 }
 
 // newBox makes a sandbox's directories; from, if set, is a home to copy.
-func (s *Server) newBox(template string, timeout time.Duration, from string) (*box, error) {
+// The sandbox is the fake's once add has it.
+func (s *Server) newBox(template string, from string) (*box, error) {
 	id := "i" + randomID(19)
 	root := filepath.Join(s.dir, id)
 	home := filepath.Join(root, "home", "user")
@@ -57,24 +58,34 @@ func (s *Server) newBox(template string, timeout time.Duration, from string) (*b
 		return nil, err
 	}
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	b := &box{id: id, template: template, clientID: "fake-node", token: randomID(32), root: root, home: home,
-		started: now, end: now.Add(timeout), state: "running", procs: map[uint32]*proc{}}
+	return &box{id: id, template: template, clientID: "fake-node", token: randomID(32), root: root, home: home,
+		started: now, state: "running", procs: map[uint32]*proc{}}, nil
+}
+
+// add makes b one of the fake's sandboxes, with timeout to live, and
+// saves the state.
+func (s *Server) add(b *box, timeout time.Duration) error {
 	s.mu.Lock()
-	s.boxes[id] = b
+	s.boxes[b.id] = b
 	s.mu.Unlock()
 	s.arm(b, timeout)
-	return b, nil
+	return s.save()
 }
 
 // arm (re)sets when the sandbox's lifetime ends: it is killed then.
 func (s *Server) arm(b *box, d time.Duration) {
+	s.armAt(b, time.Now().UTC().Add(d).Truncate(time.Millisecond))
+}
+
+// armAt (re)sets the end of the sandbox's lifetime to end.
+func (s *Server) armAt(b *box, end time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.end = time.Now().UTC().Add(d).Truncate(time.Millisecond)
+	b.end = end
 	if b.expiry != nil {
 		b.expiry.Stop()
 	}
-	b.expiry = time.AfterFunc(d, func() { s.Expire(b.id) })
+	b.expiry = time.AfterFunc(time.Until(end), func() { s.Expire(b.id) })
 }
 
 // Expire ends a sandbox's lifetime now, as its timeout would: it is
@@ -85,6 +96,7 @@ func (s *Server) Expire(id string) {
 	delete(s.boxes, id)
 	s.mu.Unlock()
 	if b != nil {
+		_ = s.save()
 		b.kill()
 	}
 }
@@ -105,6 +117,12 @@ func (s *Server) Sandboxes() int {
 
 // kill ends every process and removes the sandbox's files.
 func (b *box) kill() {
+	b.halt()
+	_ = os.RemoveAll(b.root)
+}
+
+// halt ends every process and the sandbox's timer, and leaves its files.
+func (b *box) halt() {
 	b.mu.Lock()
 	if b.expiry != nil {
 		b.expiry.Stop()
@@ -116,7 +134,6 @@ func (b *box) kill() {
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGCONT)
 	}
-	_ = os.RemoveAll(b.root)
 }
 
 // pause stops every process (a paused VM keeps them, frozen).

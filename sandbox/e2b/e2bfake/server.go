@@ -16,6 +16,8 @@
 // A sandbox is a directory on this host (its user's home is
 // DIR/ID/home/user) and its commands are real local processes, so exec
 // and file semantics are real; nothing isolates them from the host.
+// With Options.Dir, the sandboxes and snapshots outlive the fake (and its
+// process): a fake started again on the directory serves them.
 // Faults — refusals with Retry-After, broken streams, expiry — are
 // injected with Inject and Expire.
 package e2bfake
@@ -25,9 +27,11 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +51,12 @@ type Options struct {
 	NoFork bool
 	// Templates are the template ids create accepts (default "base").
 	Templates []string
+	// Dir is where the sandboxes and the fake's state live, kept across
+	// Start and Close, so that a fake started again on it serves the
+	// sandboxes and snapshots a process that died (or closed the fake)
+	// left (see state.go). One fake at a time may use it. Empty: a
+	// temporary directory, removed with every sandbox on Close.
+	Dir string
 }
 
 // Server is a running fake.
@@ -59,9 +69,15 @@ type Server struct {
 	caPEM []byte
 	api   http.Handler
 
+	// keep: dir is Options.Dir, its state file kept up to date; unlock
+	// releases its lock.
+	keep   bool
+	unlock func() error
+
 	mu        sync.Mutex
 	boxes     map[string]*box
 	snapshots map[string]string // snapshot id -> saved home
+	closed    bool              // Close began: the state file is left as it is
 	faults    remotefake.Faults
 
 	// Ledger counts requests by URL path and the time ServeHTTP spent on
@@ -85,24 +101,38 @@ func Start(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "e2bfake-")
-	if err != nil {
+	s := &Server{opts: o, sc: sc, dir: o.Dir, keep: o.Dir != "", caPEM: caPEM, boxes: map[string]*box{}, snapshots: map[string]string{}}
+	if s.keep {
+		if s.dir, err = filepath.Abs(s.dir); err != nil {
+			return nil, err
+		}
+		if s.unlock, err = remotefake.LockDir(s.dir); err != nil {
+			return nil, fmt.Errorf("e2bfake: %w", err)
+		}
+	} else if s.dir, err = os.MkdirTemp("", "e2bfake-"); err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if s.ln, err = net.Listen("tcp", "127.0.0.1:0"); err == nil {
+		err = s.load()
+	}
 	if err != nil {
-		os.RemoveAll(dir)
+		if s.ln != nil {
+			_ = s.ln.Close()
+		}
+		s.release()
 		return nil, err
 	}
-	s := &Server{opts: o, sc: sc, dir: dir, ln: ln, caPEM: caPEM, boxes: map[string]*box{}, snapshots: map[string]string{}}
+	ln := s.ln
 	s.api = s.apiMux()
 	s.srv = &http.Server{Handler: s, TLSConfig: &tls.Config{Certificates: []tls.Certificate{leaf}}, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.srv.ServeTLS(ln, "", "") }()
 	return s, nil
 }
 
-// Close stops the fake, kills every sandbox's processes and removes its
-// files.
+// Close stops the fake and every sandbox's processes. Without
+// Options.Dir, it also ends the sandboxes and removes their files; with
+// it, the sandboxes and snapshots stay there, for a fake started again on
+// it to serve.
 func (s *Server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -111,13 +141,28 @@ func (s *Server) Close() error {
 		err = s.srv.Close()
 	}
 	s.mu.Lock()
-	for _, b := range s.boxes {
-		b.kill()
-	}
-	s.boxes = map[string]*box{}
+	boxes := s.boxes
+	s.boxes, s.closed = map[string]*box{}, true
 	s.mu.Unlock()
-	_ = os.RemoveAll(s.dir)
+	for _, b := range boxes {
+		if s.keep {
+			b.halt()
+		} else {
+			b.kill()
+		}
+	}
+	s.release()
 	return err
+}
+
+// release gives up the fake's directory: removed if it is a temporary
+// one, unlocked if it is Options.Dir.
+func (s *Server) release() {
+	if !s.keep {
+		_ = os.RemoveAll(s.dir)
+	} else if s.unlock != nil {
+		_ = s.unlock()
+	}
 }
 
 // URL is the control plane's base URL.
