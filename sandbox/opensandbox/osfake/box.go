@@ -129,11 +129,12 @@ func (s *Server) sweep() {
 // terminate ends a sandbox: its processes are killed and its files gone.
 // s.mu is held.
 func (s *Server) terminate(b *box, reason, message string) {
-	b.kill()
 	b.setState(stateTerminated, reason, message, time.Time{})
 	if s.opts.KeepTerminated <= 0 {
 		delete(s.boxes, b.id)
 	}
+	_ = s.save()
+	b.kill()
 }
 
 // arm (re)sets the timer that ends the sandbox at its expiry, so that its
@@ -155,9 +156,17 @@ func (s *Server) arm(b *box) {
 
 // kill ends every process and removes the sandbox's files. s.mu is held.
 func (b *box) kill() {
+	if b.halt() {
+		_ = os.RemoveAll(b.root)
+	}
+}
+
+// halt ends every process and the sandbox's timer, and leaves its files;
+// it reports whether the sandbox was still live. s.mu is held.
+func (b *box) halt() bool {
 	select {
 	case <-b.dead:
-		return
+		return false
 	default:
 	}
 	close(b.dead)
@@ -168,7 +177,7 @@ func (b *box) kill() {
 		c.signal(syscall.SIGKILL)
 		c.signal(syscall.SIGCONT)
 	}
-	_ = os.RemoveAll(b.root)
+	return true
 }
 
 // freeze stops (SIGSTOP) or continues (SIGCONT) every running command, as

@@ -21,7 +21,9 @@
 // exec and file semantics are real, and nothing isolates them from the
 // host: absolute paths in file routes and commands are host paths, as in
 // a sandbox whose filesystem is the host's; relative ones are taken from
-// the home directory. A snapshot copies the home directory.
+// the home directory. A snapshot copies the home directory. With
+// Options.Dir as DIR, the sandboxes and snapshots outlive the fake (and
+// its process): a fake started again on DIR serves them.
 //
 // Departures from the real service, besides the filesystem:
 //

@@ -148,7 +148,11 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	s.boxes[b.id] = b
 	s.arm(b)
 	v := b.view()
+	err = s.save()
 	s.mu.Unlock()
+	if !saved(w, err) {
+		return
+	}
 	v.Image, v.SnapshotID = nil, "" // not in CreateSandboxResponse
 	w.Header().Set("Location", "/v1/sandboxes/"+b.id)
 	writeJSON(w, http.StatusAccepted, v)
@@ -240,7 +244,9 @@ func (s *Server) pause(w http.ResponseWriter, r *http.Request) {
 	}
 	b.freeze(true)
 	b.setState(statePausing, "PAUSE_REQUESTED", "Sandbox is pausing.", time.Now())
-	w.WriteHeader(http.StatusAccepted)
+	if saved(w, s.save()) {
+		w.WriteHeader(http.StatusAccepted)
+	}
 }
 
 func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
@@ -256,7 +262,9 @@ func (s *Server) resume(w http.ResponseWriter, r *http.Request) {
 	}
 	b.freeze(false)
 	b.setState(stateResuming, "RESUME_REQUESTED", "Sandbox is resuming.", time.Now())
-	w.WriteHeader(http.StatusAccepted)
+	if saved(w, s.save()) {
+		w.WriteHeader(http.StatusAccepted)
+	}
 }
 
 // renew serves renew-expiration: the new time must be in the future (400,
@@ -295,7 +303,9 @@ func (s *Server) renew(w http.ResponseWriter, r *http.Request) {
 	}
 	b.expires = &at
 	s.arm(b)
-	writeJSON(w, http.StatusOK, map[string]time.Time{"expiresAt": at})
+	if saved(w, s.save()) {
+		writeJSON(w, http.StatusOK, map[string]time.Time{"expiresAt": at})
+	}
 }
 
 // endpoint serves a sandbox port's endpoint: host:port/sandboxes/ID/port/N
@@ -355,5 +365,7 @@ func (s *Server) patchMetadata(w http.ResponseWriter, r *http.Request) {
 			b.metadata[k] = *v
 		}
 	}
-	writeJSON(w, http.StatusOK, b.view())
+	if saved(w, s.save()) {
+		writeJSON(w, http.StatusOK, b.view())
+	}
 }

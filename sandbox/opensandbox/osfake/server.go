@@ -2,9 +2,11 @@ package osfake
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -40,6 +42,13 @@ type Options struct {
 	// KeepTerminated is how long a deleted or expired sandbox stays
 	// visible, as Terminated, to get and list (default 0: gone at once).
 	KeepTerminated time.Duration
+	// Dir is where the sandboxes, the snapshots and the fake's state
+	// live, kept across Start and Close, so that a fake started again on
+	// it serves the sandboxes and snapshots a process that died (or
+	// closed the fake) left (see state.go). One fake at a time may use
+	// it. Empty: a temporary directory, removed with every sandbox on
+	// Close.
+	Dir string
 }
 
 // Server is a running fake.
@@ -51,9 +60,15 @@ type Server struct {
 	api  http.Handler // the lifecycle API
 	exec http.Handler // execd's routes
 
+	// keep: dir is Options.Dir, its state file kept up to date; unlock
+	// releases its lock.
+	keep   bool
+	unlock func() error
+
 	mu        sync.Mutex
 	boxes     map[string]*box
 	snapshots map[string]*snapshot
+	closed    bool // Close began: the state file is left as it is
 	faults    remotefake.Faults
 
 	// Ledger counts requests by URL path and the time ServeHTTP spent on
@@ -63,28 +78,48 @@ type Server struct {
 
 // Start starts a fake on a loopback port.
 func Start(o Options) (*Server, error) {
-	dir, err := os.MkdirTemp("", "osfake-")
-	if err != nil {
+	s := &Server{opts: o, dir: o.Dir, keep: o.Dir != "", boxes: map[string]*box{}, snapshots: map[string]*snapshot{}}
+	var err error
+	if s.keep {
+		if s.dir, err = filepath.Abs(s.dir); err != nil {
+			return nil, err
+		}
+		if s.unlock, err = remotefake.LockDir(s.dir); err != nil {
+			return nil, fmt.Errorf("osfake: %w", err)
+		}
+	} else if s.dir, err = os.MkdirTemp("", "osfake-"); err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if s.ln, err = net.Listen("tcp", "127.0.0.1:0"); err == nil {
+		err = s.load()
+	}
 	if err != nil {
-		_ = os.RemoveAll(dir)
+		if s.ln != nil {
+			_ = s.ln.Close()
+		}
+		s.release()
 		return nil, err
 	}
-	s := &Server{opts: o, dir: dir, ln: ln, boxes: map[string]*box{}, snapshots: map[string]*snapshot{}}
+	ln := s.ln
 	s.api, s.exec = s.lifecycleMux(), s.execdMux()
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
 }
 
-// Close stops the fake, kills every sandbox's processes and removes its
-// files.
+// Close stops the fake and every sandbox's processes. Without
+// Options.Dir, it also ends the sandboxes and removes their files; with
+// it, the sandboxes and snapshots stay there, for a fake started again on
+// it to serve.
 func (s *Server) Close() error {
 	s.mu.Lock()
+	s.closed = true
 	for _, b := range s.boxes {
-		b.kill()
+		if s.keep {
+			b.halt()
+		} else {
+			b.kill()
+		}
 	}
 	s.boxes = map[string]*box{}
 	s.mu.Unlock()
@@ -94,8 +129,18 @@ func (s *Server) Close() error {
 	if err != nil {
 		err = s.srv.Close()
 	}
-	_ = os.RemoveAll(s.dir)
+	s.release()
 	return err
+}
+
+// release gives up the fake's directory: removed if it is a temporary
+// one, unlocked if it is Options.Dir.
+func (s *Server) release() {
+	if !s.keep {
+		_ = os.RemoveAll(s.dir)
+	} else if s.unlock != nil {
+		_ = s.unlock()
+	}
 }
 
 // URL is the lifecycle API's base URL, http://127.0.0.1:PORT/v1.

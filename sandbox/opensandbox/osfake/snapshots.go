@@ -91,6 +91,9 @@ func (s *Server) createSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.snapshots[sn.id] = sn
+	if !saved(w, s.save()) {
+		return
+	}
 	w.Header().Set("Location", "/v1/snapshots/"+sn.id)
 	writeJSON(w, http.StatusAccepted, sn.view())
 }
@@ -155,8 +158,11 @@ func (s *Server) deleteSnapshot(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	delete(s.snapshots, id)
+	err := s.save()
 	_ = os.RemoveAll(sn.dir)
-	w.WriteHeader(http.StatusNoContent)
+	if saved(w, err) {
+		w.WriteHeader(http.StatusNoContent)
+	}
 }
 
 // restorable returns the saved home of a Ready snapshot, or "" and the
