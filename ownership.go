@@ -85,12 +85,14 @@ func (r *Runtime) finish(o *ownership, name string, out *session.Session, err er
 	var u *agent.Unsettled
 	if errors.As(err, &u) {
 		// It waits for a person, unfinished: Review, then Resume.
+		r.keepRemote()
 		rerr := r.needsReview(ctx0(o), o.run, u, err)
 		return out, errors.Join(rerr, o.lock.release())
 	}
 	if stopped, ierr := interrupted(o.run, err); stopped {
 		// Unfinished: its sessions stay as they are, and with its owner
 		// gone the run is shown interrupted, for Resume.
+		r.keepRemote()
 		if rerr := o.lock.release(); rerr != nil {
 			ierr = errors.Join(ierr, rerr)
 		}
@@ -152,3 +154,13 @@ func commitNew(ctx context.Context, st store.Store, s *session.Session) error {
 // ctx0 is the context an ownership writes its run's last words in: fenced,
 // and not cancelled with the run.
 func ctx0(o *ownership) context.Context { return context.WithoutCancel(o.fence) }
+
+// keepRemote has the runtime's Close leave the remote sandboxes its pool
+// created, when a run stopped unfinished: Resume, maybe in another
+// process, reattaches them, as after a crash (whose process releases
+// nothing). Their lifetimes end them if no Resume comes.
+func (r *Runtime) keepRemote() {
+	if r.Sandboxes != nil {
+		r.Sandboxes.KeepRemote()
+	}
+}
