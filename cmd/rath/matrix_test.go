@@ -164,7 +164,4 @@ var knownDivergent = map[string]string{}
 
 // knownUnresumable names the workflows whose resume is known to fail in
 // this test's setting, when it says what, and why.
-var knownUnresumable = map[string]struct{ says, why string }{
-	"placement": {says: "reattach", why: "offline, its e2b, cube and opensandbox sandboxes are fakes served inside the rath process: " +
-		"they end with it, so a resume that needs one live cannot reattach it (the real services keep a sandbox across clients)"},
-}
+var knownUnresumable = map[string]struct{ says, why string }{}

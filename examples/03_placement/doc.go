@@ -24,8 +24,10 @@
 // (E2B_API_KEY, CUBE_API_URL, OPEN_SANDBOX_API_URL, with the variables
 // docs/sandboxes.md lists), else against an in-process fake of the
 // service's published API (sandbox/e2b/e2bfake, sandbox/opensandbox/osfake)
-// whose commands are local processes; the fakes stop when the runtime
-// closes.
+// whose commands are local processes. A fake stops when the runtime
+// closes, but its sandboxes are kept, as the service keeps them, under
+// $RATH_HOME/fakes/<backend>: a run interrupted or killed is resumed (by
+// rath resume, another process) against a fake that serves them again.
 //
 // Before placing, a stage checks its backend: Available, then a throwaway
 // sandbox opened and closed. A backend that cannot run here — bubblewrap

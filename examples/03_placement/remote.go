@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/openrath/rath"
@@ -25,9 +26,9 @@ type remote struct {
 	// env is the variable whose presence means the real service is
 	// configured.
 	env string
-	// fake starts a fake, points the registered backend at it, and
-	// returns what undoes both.
-	fake func() (stop func() error, err error)
+	// fake starts a fake on dir, points the registered backend at it,
+	// and returns what undoes both.
+	fake func(dir string) (stop func() error, err error)
 }
 
 var remotes = map[string]remote{
@@ -36,9 +37,9 @@ var remotes = map[string]remote{
 	opensandbox.Name: {env: "OPEN_SANDBOX_API_URL", fake: fakeOpenSandbox},
 }
 
-func fakeE2B(provider string) func() (func() error, error) {
-	return func() (func() error, error) {
-		fo := e2bfake.Options{APIKey: fakeKey}
+func fakeE2B(provider string) func(string) (func() error, error) {
+	return func(dir string) (func() error, error) {
+		fo := e2bfake.Options{APIKey: fakeKey, Dir: dir}
 		if provider == e2b.Cube {
 			fo.Cube, fo.Domain = true, "cube.test"
 		}
@@ -63,8 +64,8 @@ func fakeE2B(provider string) func() (func() error, error) {
 	}
 }
 
-func fakeOpenSandbox() (func() error, error) {
-	srv, err := osfake.Start(osfake.Options{APIKey: fakeKey})
+func fakeOpenSandbox(dir string) (func() error, error) {
+	srv, err := osfake.Start(osfake.Options{APIKey: fakeKey, Dir: dir})
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +86,10 @@ func fakeOpenSandbox() (func() error, error) {
 
 // fakes starts, once per run of the workflow, the fakes its stages need,
 // and stops them when the runtime closes (after its sandbox pool has
-// released the sandboxes on them).
+// released the sandboxes on them). A fake keeps its sandboxes in the
+// runtime's home, <home>/fakes/<backend>, as the real service keeps them
+// across clients: a run interrupted, even killed, is resumed by another
+// process whose fake serves the sandboxes the run left.
 type fakes struct {
 	rt      *rath.Runtime
 	mu      sync.Mutex
@@ -106,7 +110,7 @@ func (f *fakes) reach(_ context.Context, backend string) error {
 	if err, done := f.started[backend]; done {
 		return err
 	}
-	stop, err := r.fake()
+	stop, err := r.fake(filepath.Join(f.rt.Home, "fakes", backend))
 	f.started[backend] = err
 	if err != nil {
 		return fmt.Errorf("starting a fake %s: %w", backend, err)
