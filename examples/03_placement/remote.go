@@ -110,7 +110,7 @@ func (f *fakes) reach(_ context.Context, backend string) error {
 	if err, done := f.started[backend]; done {
 		return err
 	}
-	stop, err := r.fake(filepath.Join(f.rt.Home, "fakes", backend))
+	stop, err := share(filepath.Join(f.rt.Home, "fakes", backend), r.fake)
 	f.started[backend] = err
 	if err != nil {
 		return fmt.Errorf("starting a fake %s: %w", backend, err)
@@ -118,6 +118,53 @@ func (f *fakes) reach(_ context.Context, backend string) error {
 	fmt.Fprintf(Log, "placement: %s is not set; %s runs against an in-process fake of its API\n", r.env, backend)
 	f.rt.OnClose(stop)
 	return nil
+}
+
+// shared is a fake the runtimes of this process share.
+type shared struct {
+	stop func() error
+	refs int
+}
+
+// running are the fakes this process serves, by directory: a directory
+// serves one fake at a time, so runtimes of one home in one process (a
+// run and its replay) share its fakes, as they share the backends.
+var (
+	runningMu sync.Mutex
+	running   = map[string]*shared{}
+)
+
+// share starts the fake on dir, or takes the one this process runs on it
+// already; the function it returns lets go of it, and the last stops it.
+func share(dir string, start func(dir string) (func() error, error)) (func() error, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	runningMu.Lock()
+	defer runningMu.Unlock()
+	sh := running[dir]
+	if sh == nil {
+		stop, err := start(dir)
+		if err != nil {
+			return nil, err
+		}
+		sh = &shared{stop: stop}
+		running[dir] = sh
+	}
+	sh.refs++
+	var once sync.Once
+	return func() (err error) {
+		once.Do(func() {
+			runningMu.Lock()
+			defer runningMu.Unlock()
+			if sh.refs--; sh.refs == 0 {
+				delete(running, dir)
+				err = sh.stop()
+			}
+		})
+		return err
+	}, nil
 }
 
 // sandboxBackend returns the registered backend name as a B.
