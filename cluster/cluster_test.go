@@ -292,7 +292,10 @@ func TestWorkerHealth(t *testing.T) {
 	home := t.TempDir()
 	e := newEnv(t, home, "sqlite://"+home+"/rath.db")
 	p := e.worker("w")
-	m := regexp.MustCompile(`health on (http://\S+)/health/ready`).FindStringSubmatch(p.out.String())
+	line := regexp.MustCompile(`health on (http://\S+)/health/ready`)
+	// Alive (registered) a moment before it prints where its health is.
+	e.waitFor("the worker's health address", 20*time.Second, func() bool { return line.MatchString(p.out.String()) })
+	m := line.FindStringSubmatch(p.out.String())
 	if m == nil {
 		t.Fatalf("no health address in %q", p.out.String())
 	}

@@ -23,7 +23,11 @@ func TestDrillStoreStopsMidRun(t *testing.T) {
 	home := t.TempDir()
 	e := newEnv(t, home, pg.url())
 	w := e.worker("w1")
-	health := regexp.MustCompile(`health on (http://\S+)/health/ready`).FindStringSubmatch(w.out.String())[1] + "/health/ready"
+	healthLine := regexp.MustCompile(`health on (http://\S+)/health/ready`)
+	// The worker is alive (registered) a moment before it prints where
+	// its health is.
+	e.waitFor("worker w1's health address", 20*time.Second, func() bool { return healthLine.MatchString(w.out.String()) })
+	health := healthLine.FindStringSubmatch(w.out.String())[1] + "/health/ready"
 	var ids []session.ID
 	for range 4 {
 		text := `{"steps":30,"latency_ms":60,"idempotent":true}`
