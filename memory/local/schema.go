@@ -71,8 +71,17 @@ END;
 CREATE TABLE IF NOT EXISTS vector_origin(id BLOB NOT NULL);
 INSERT INTO vector_origin(id) SELECT randomblob(16) WHERE NOT EXISTS (SELECT 1 FROM vector_origin);`
 
-// migrate brings the database to schemaVersion in one transaction.
+// migrate brings the database to schemaVersion in one transaction. A
+// database already there is only read, so opening it takes no write lock
+// and does not queue behind processes busy writing the file.
 func migrate(ctx context.Context, db *sql.DB) error {
+	var cur int
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&cur); err != nil {
+		return err
+	}
+	if cur == schemaVersion {
+		return nil
+	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

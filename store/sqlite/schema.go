@@ -65,27 +65,24 @@ var schemaVersion = len(migrations)
 
 // migrate brings the database to schemaVersion, refusing one written by a
 // newer build.
+//
+// A database already at schemaVersion is only read: opening it takes no
+// write lock, so a process opening a file other processes are busy writing
+// does not queue behind them (SQLite's busy wait is not fair, and a writer
+// waiting out a busy peer can starve).
 func migrate(ctx context.Context, db *sql.DB, path string) error {
-	tx, err := db.BeginTx(ctx, nil)
+	have, err := schemaVersionOf(ctx, db, path)
+	if err != nil || have == schemaVersion {
+		return err
+	}
+	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: _txlock=immediate
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	var have int
-	var v string
-	err = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
-	switch {
-	case err == nil:
-		if have, err = strconv.Atoi(v); err != nil {
-			return fmt.Errorf("sqlite store %s: schema_version %q is not a number (corrupt database?)", path, v)
-		}
-	case isNoTable(err):
-		have = 0
-	default:
-		return fmt.Errorf("sqlite store %s: read schema version: %w", path, err)
-	}
-	if have > schemaVersion {
-		return fmt.Errorf("%w: %s has schema version %d, this build knows up to %d; upgrade rath", store.ErrVersion, path, have, schemaVersion)
+	// Read again under the write lock: another process may have migrated.
+	if have, err = schemaVersionOf(ctx, tx, path); err != nil {
+		return err
 	}
 	for i := have; i < schemaVersion; i++ {
 		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
@@ -99,4 +96,31 @@ func migrate(ctx context.Context, db *sql.DB, path string) error {
 		}
 	}
 	return tx.Commit()
+}
+
+// rowQuerier is what schemaVersionOf reads through: a pool or a transaction.
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// schemaVersionOf reads the database's schema version (0 for an empty
+// file), refusing one newer than this build's.
+func schemaVersionOf(ctx context.Context, q rowQuerier, path string) (int, error) {
+	var v string
+	err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+	switch {
+	case err == nil:
+	case isNoTable(err):
+		return 0, nil
+	default:
+		return 0, fmt.Errorf("sqlite store %s: read schema version: %w", path, err)
+	}
+	have, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite store %s: schema_version %q is not a number (corrupt database?)", path, v)
+	}
+	if have > schemaVersion {
+		return 0, fmt.Errorf("%w: %s has schema version %d, this build knows up to %d; upgrade rath", store.ErrVersion, path, have, schemaVersion)
+	}
+	return have, nil
 }
