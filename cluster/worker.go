@@ -363,9 +363,13 @@ func (w *Worker) tick(ctx context.Context, n int) error {
 	if n%5 != 0 {
 		return nil
 	}
-	// Less urgent, and each lists many rows: runs waiting for a worker, and
-	// this worker's jobs whose completion was lost.
+	// Less urgent, and each lists many rows: runs waiting for a worker,
+	// jobs no live worker works, and this worker's jobs whose completion
+	// was lost.
 	if err := w.c.reroute(ctx); err != nil {
+		return err
+	}
+	if err := w.c.handOnOrphans(ctx, w.Info()); err != nil {
 		return err
 	}
 	return w.c.unstick(ctx, w.info.Client, w.finishedLongAgo())
