@@ -20,8 +20,11 @@ func TestDeadWorkerFoundByItsLock(t *testing.T) {
 	e.waitFor("the run on a with effects", 30*time.Second, func() bool {
 		return e.run(id).Worker == "a" && len(e.effectCounts()) >= 3
 	})
-	e.worker("b", "--host", "host-b", "--dead-after", "60s", "--offers", "lock=1")
+	// a dies before b starts: on a loaded machine a run left going while
+	// b starts may well end on a. b finds a dead by its lock, long before
+	// DeadAfter.
 	a.kill()
+	e.worker("b", "--host", "host-b", "--dead-after", "60s", "--offers", "lock=1")
 	r := e.waitState(id, cluster.StateDone, 40*time.Second)
 	if r.Worker != "b" {
 		t.Fatalf("finished by %s", r.Worker)
