@@ -97,12 +97,13 @@ func TestCrashChild(t *testing.T) {
 		t.Skip("started by TestCrashResume")
 	}
 	hold, _ := time.ParseDuration(os.Getenv("RATH_CRASH_HOLD"))
+	think, _ := time.ParseDuration(os.Getenv("RATH_CRASH_THINK"))
 	st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(dir, "store.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	m := crashWorkflow(t, st, 150*time.Millisecond, hold)
+	m := crashWorkflow(t, st, think, hold)
 	switch os.Getenv("RATH_CRASH_MODE") {
 	case "run":
 		in := session.FromUser("bump it").To("local", session.Spec{Dir: filepath.Join(dir, "ws")})
@@ -132,12 +133,32 @@ func TestCrashChild(t *testing.T) {
 	}
 }
 
-func child(t *testing.T, dir, mode string, hold time.Duration) *exec.Cmd {
+func child(t *testing.T, dir, mode string, hold, think time.Duration) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.v")
-	cmd.Env = append(os.Environ(), "RATH_CRASH_DIR="+dir, "RATH_CRASH_MODE="+mode, "RATH_CRASH_HOLD="+hold.String(),
+	cmd.Env = append(os.Environ(), "RATH_CRASH_DIR="+dir, "RATH_CRASH_MODE="+mode, "RATH_CRASH_HOLD="+hold.String(), "RATH_CRASH_THINK="+think.String(),
 		"RATH_HOME="+filepath.Join(dir, "home"))
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	return cmd
+}
+
+// resultCommitted reports whether st holds the result of tool call id.
+func resultCommitted(st store.Store, id string) bool {
+	infos, err := st.List(ctx, store.Filter{})
+	if err != nil {
+		return false
+	}
+	for _, info := range infos {
+		s, err := st.Load(ctx, info.ID)
+		if err != nil {
+			continue
+		}
+		for _, c := range s.All() {
+			if c.ToolResult != nil && c.ToolResult.CallID == id {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func counter(t *testing.T, dir string) int {
@@ -147,12 +168,19 @@ func counter(t *testing.T, dir string) int {
 }
 
 // crashAndResume runs the workflow in a process, SIGKILLs it once the
-// counter reaches 2 (after wait more), resumes it in another, and returns
-// the resumed session.
-func crashAndResume(t *testing.T, hold, wait time.Duration) (*session.Session, string) {
+// counter reaches 2 (with between, once the second bump's result is
+// committed too: the kill lands in the model's think before the third),
+// resumes it in another, and returns the resumed session.
+func crashAndResume(t *testing.T, hold time.Duration, between bool) (*session.Session, string) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "ws"), 0o755)
-	run := child(t, dir, "run", hold)
+	// The model thinks 150 ms before each call; a second when the kill is
+	// to land between steps, which it then finds on a loaded machine.
+	think := 150 * time.Millisecond
+	if between {
+		think = time.Second
+	}
+	run := child(t, dir, "run", hold, think)
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -164,13 +192,30 @@ func crashAndResume(t *testing.T, hold, wait time.Duration) (*session.Session, s
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	time.Sleep(wait)
+	if between {
+		// Not a fixed wait after the counter: on a loaded machine the
+		// result may not be committed 60 ms after the effect, and the
+		// kill would land inside the call.
+		st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(dir, "store.db")})
+		if err != nil {
+			run.Process.Kill()
+			t.Fatal(err)
+		}
+		defer st.Close()
+		for !resultCommitted(st, "b2") {
+			if time.Now().After(deadline) {
+				run.Process.Kill()
+				t.Fatal("the second bump's result was never committed")
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
 	run.Process.Signal(syscall.SIGKILL)
 	run.Wait()
 	if n := counter(t, dir); n >= bumps {
 		t.Fatalf("the kill came too late: counter %d", n)
 	}
-	if err := child(t, dir, "resume", 0).Run(); err != nil {
+	if err := child(t, dir, "resume", 0, think).Run(); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
 	f, err := os.Open(filepath.Join(dir, "out.jsonl"))
@@ -251,7 +296,7 @@ func TestCrashResume(t *testing.T) {
 	}
 
 	t.Run("KilledBetweenSteps", func(t *testing.T) {
-		out, _ := crashAndResume(t, 0, 60*time.Millisecond)
+		out, _ := crashAndResume(t, 0, true)
 		noDuplicates(t, out)
 		if err := out.Verify(); err != nil {
 			t.Fatal(err)
@@ -262,7 +307,7 @@ func TestCrashResume(t *testing.T) {
 		}
 	})
 	t.Run("KilledInsideATool", func(t *testing.T) {
-		out, _ := crashAndResume(t, 3*time.Second, 0)
+		out, _ := crashAndResume(t, 3*time.Second, false)
 		noDuplicates(t, out)
 		interrupted := 0
 		for _, c := range out.All() {
