@@ -178,7 +178,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/health/", s.guardHost(s.health())) // no token: see health
 	mux.Handle("/river/", s.guardHost(s.river()))
 	mux.Handle("/", s.guardHost(viewer()))
-	return withRequestID(securityHeaders(mux))
+	return withRequestID(securityHeaders(crossOrigin(mux)))
 }
 
 // river serves River's own UI when it can: it is set, and the server has
