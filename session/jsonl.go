@@ -123,7 +123,7 @@ func (d *decoder) decode() (*Session, error) {
 			break
 		}
 		if err != nil {
-			return nil, d.fail("%v", err)
+			return nil, d.fail("%w", err) // a read error keeps its kind (a body past its limit: 413)
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			return nil, d.fail("blank line")
