@@ -87,6 +87,11 @@ var (
 	ErrOwnerLost = errors.New("rath: the run was taken over by another process")
 	// ErrTakesNoInput: input was given for a workflow that reads none.
 	ErrTakesNoInput = errors.New("rath: the workflow takes no input")
+	// ErrBadInput: a run's input (InputText) or arguments (Arg) are not
+	// ones its workflow takes. A Build that refuses them wraps it, so that
+	// whoever gave them is told they are theirs to fix (`rath run` exits
+	// as for a usage error; the Agent Server answers 400, not 500).
+	ErrBadInput = errors.New("rath: the input does not suit the workflow")
 )
 
 // RunError says why a run cannot be resumed: Err is one of the errors

@@ -121,7 +121,7 @@ session, or one imported from OpenRath-Python) instead of on the workflow's own 
 			if errors.Is(err, rath.ErrUnknownWorkflow) {
 				return usageErr("%s (registered: %s)", strings.TrimPrefix(err.Error(), "rath: "), workflowNames())
 			}
-			if errors.Is(err, rath.ErrTakesNoInput) || errors.Is(err, rath.ErrUnknownParam) || errors.Is(err, rath.ErrMissingParam) {
+			if errors.Is(err, rath.ErrTakesNoInput) || errors.Is(err, rath.ErrBadInput) || errors.Is(err, rath.ErrUnknownParam) || errors.Is(err, rath.ErrMissingParam) {
 				return usageErr("%s", strings.TrimPrefix(err.Error(), "rath: "))
 			}
 			a.printRun(cmd.Context(), out, run, session.ID(from), name, quiet, err)

@@ -127,6 +127,15 @@ func TestAPIContract(t *testing.T) {
 		if err != nil || again.ID != first.ID {
 			t.Fatalf("the same key and body: %v %v, want %s", again, err, first.ID)
 		}
+		// An input the workflow refuses is the caller's to fix: 400, not
+		// 500, whatever is wrong with it.
+		for _, bad := range []string{"", "{", "\x00", `{"steps":-1}`, `{"steps":1,"sandbox":"docker"}`} {
+			_, err := c.SubmitRun(ctx, client.RunRequest{Workflow: "cluster", Input: &bad})
+			var ce *client.Error
+			if !errors.Is(err, client.ErrInvalidArgument) || !errors.As(err, &ce) || ce.Status != http.StatusBadRequest {
+				t.Fatalf("input %q: %v, want 400 invalid_argument", bad, err)
+			}
+		}
 		other := `{"steps":3,"latency_ms":1,"idempotent":true}`
 		if _, err := c.SubmitRun(ctx, client.RunRequest{Workflow: "cluster", Input: &other, Key: "contract-1"}); !errors.Is(err, client.ErrConflict) {
 			t.Fatalf("the same key with another body: %v", err)

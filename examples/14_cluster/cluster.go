@@ -58,13 +58,13 @@ func init() {
 func ParseConfig(text string) (Config, error) {
 	var c Config
 	if err := json.Unmarshal([]byte(text), &c); err != nil {
-		return c, fmt.Errorf("cluster example: the input is not a JSON config: %w", err)
+		return c, fmt.Errorf("%w: cluster example: the input is not a JSON config: %w", rath.ErrBadInput, err)
 	}
 	if c.Steps < 0 || c.Steps > 10000 || c.LatencyMS < 0 || c.SleepMS < 0 {
-		return c, fmt.Errorf("cluster example: steps must be 0..10000, latency_ms and sleep_ms not negative")
+		return c, fmt.Errorf("%w: cluster example: steps must be 0..10000, latency_ms and sleep_ms not negative", rath.ErrBadInput)
 	}
 	if c.Sandbox != "" && !c.Workspace {
-		return c, fmt.Errorf("cluster example: sandbox %q is set without workspace", c.Sandbox)
+		return c, fmt.Errorf("%w: cluster example: sandbox %q is set without workspace", rath.ErrBadInput, c.Sandbox)
 	}
 	return c, nil
 }

@@ -73,7 +73,7 @@ func build(ctx context.Context, rt *rath.Runtime) (flow.Module, *session.Session
 	}
 	least, err := strconv.Atoi(rath.Arg(ctx, "min-length"))
 	if err != nil || least < 1 {
-		return nil, nil, fmt.Errorf("count-words: min-length %q is not a whole number above 0", rath.Arg(ctx, "min-length"))
+		return nil, nil, fmt.Errorf("%w: count-words: min-length %q is not a whole number above 0", rath.ErrBadInput, rath.Arg(ctx, "min-length"))
 	}
 	counter, err := tool.Func("count_words", "Count the words of a text.", countWords(least))
 	if err != nil {
