@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -258,6 +259,36 @@ func TestScopeMatrix(t *testing.T) {
 						t.Errorf("%s: %s %s: the response carries acme/web's %q:\n%s", c.name, r.method, r.path, s, got)
 					}
 				}
+			}
+		}
+
+		// "Not yours" reads as "not there": every request another
+		// tenant made of the owner's objects answers, status and body,
+		// exactly as the same request of objects that do not exist.
+		missing := map[string]string{"acme-nightly": "zzzz-nightly"}
+		for _, s := range []string{id, out, imp, string(fork.ID), hid} {
+			missing[s] = string(session.NewID())
+		}
+		swap := func(s string, from map[string]string) string {
+			for a, b := range from {
+				s = strings.ReplaceAll(s, a, b)
+			}
+			return s
+		}
+		back := map[string]string{}
+		for a, b := range missing {
+			back[b] = a
+		}
+		reqID := regexp.MustCompile(`"request_id":"[^"]*"`)
+		for _, r := range reqs {
+			if r.list || clusterWide(r) {
+				continue
+			}
+			fs, foreign := do(otherTenant, r.method, r.path, r.body, r.stream)
+			ns, none := do(otherTenant, r.method, swap(r.path, missing), swap(r.body, missing), r.stream)
+			foreign, none = reqID.ReplaceAllString(foreign, ""), reqID.ReplaceAllString(swap(none, back), "")
+			if fs != ns || foreign != none {
+				t.Errorf("%s %s: another tenant's object answers\n\t%d %s\nbut a missing one\n\t%d %s", r.method, r.route, fs, foreign, ns, none)
 			}
 		}
 

@@ -87,7 +87,19 @@ func v1Fail(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, ErrExhausted):
 		reason = "quota"
 	}
-	writeV1Error(w, r, status, reason, sentence(err.Error()))
+	msg := sentence(err.Error())
+	if status == http.StatusNotFound {
+		msg = notFound(r)
+	}
+	writeV1Error(w, r, status, reason, msg)
+}
+
+// notFound is every /v1 404's message for what a request names: the same
+// whether it does not exist or is another scope's, and whichever layer
+// found it missing (a store, a scoped view, the cluster), so that no
+// answer tells a principal what exists outside its scope.
+func notFound(r *http.Request) string {
+	return fmt.Sprintf("Not found: what %s %s names does not exist, or is not this principal's to see.", r.Method, r.URL.Path)
 }
 
 // v1StatusOf is statusOf, and what /v1 adds: an import that does not
