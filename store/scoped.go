@@ -19,10 +19,10 @@ import (
 //   - A session outside sc is not found (ErrNotFound) by every call that
 //     names it, and is left out of lineage answers and Watch.
 //   - A new session committed through the view is born in sc: its scope
-//     labels are set right after its commit (a session with a stored
-//     parent is born in that parent's scope already, in the same
-//     transaction, and a parent outside sc is refused). Scope labels
-//     cannot be changed through the view (ErrOutOfScope).
+//     labels are set in its commit's transaction (a session whose first
+//     parent is stored in sc is born in that parent's scope; a parent
+//     outside sc counts as one not stored). Scope labels cannot be
+//     changed through the view (ErrOutOfScope).
 //   - GC is refused (ErrOutOfScope): it is the store's own.
 //
 // The view remembers the sessions it found in scope (scope labels never
@@ -105,7 +105,9 @@ func (v *scoped) Commit(ctx context.Context, s *session.Session, prev session.Ch
 	switch {
 	case err == nil: // a retried commit, or a commit racing with another
 		if !v.sc.Covers(ScopeOf(info.Labels)) {
-			return fmt.Errorf("%w: session %s exists in another scope", ErrConflict, s.ID())
+			// Session ids are the store's, across scopes: the id is
+			// taken, and that is all the answer says.
+			return fmt.Errorf("%w: the session id %s is taken", ErrConflict, s.ID())
 		}
 		return v.st.Commit(ctx, s, prev)
 	case !errors.Is(err, ErrNotFound):
@@ -121,7 +123,11 @@ func (v *scoped) Commit(ctx context.Context, s *session.Session, prev session.Ch
 			return err
 		}
 		if !v.sc.Covers(ScopeOf(pi.Labels)) {
-			return fmt.Errorf("%w: the parent session %s is not in %s", ErrOutOfScope, p, v.sc)
+			// Another scope's parent is as good as not stored: the
+			// session is born in the view's scope, and the answer is
+			// the one a parent never stored gets, so that it tells
+			// nothing of what exists outside the scope.
+			continue
 		}
 		inherit = inherit || i == 0
 	}
