@@ -45,7 +45,13 @@ func Local() Principal {
 
 // Allows reports whether p holds grant: exactly, through its resource's
 // wildcard ("run.*" covers "run.read"), or through "*".
+//
+// An operator grant (cluster.read) is allowed only to a principal of
+// tenant DefaultScope, whatever it holds (see operatorGrants).
 func (p Principal) Allows(grant string) bool {
+	if operatorGrant(grant) && !p.operator() {
+		return false
+	}
 	resource, _, dotted := strings.Cut(grant, ".")
 	return slices.ContainsFunc(p.Grants, func(g string) bool {
 		if g == Admin || g == grant {
@@ -61,6 +67,9 @@ func (p Principal) Allows(grant string) bool {
 func Require(p Principal, grant string) error {
 	if p.Allows(grant) {
 		return nil
+	}
+	if operatorGrant(grant) && !p.operator() {
+		return errOperatorGrant(p, grant)
 	}
 	return fmt.Errorf("%w: %s %q lacks the grant %q", ErrForbidden, orKind(p.Kind), p.ID, grant)
 }

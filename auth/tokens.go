@@ -180,6 +180,9 @@ func (s Spec) info(now time.Time) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
+	if err := checkOperatorGrants(tenant, grants); err != nil {
+		return Info{}, err
+	}
 	i := Info{Name: name, Tenant: tenant, Project: project, Grants: grants, Admin: s.Admin, Created: now}
 	if !s.Expires.IsZero() {
 		i.Expires = s.Expires.UTC()

@@ -170,3 +170,30 @@ func TestRunControlAudited(t *testing.T) {
 		t.Fatalf("records: %+v / %+v", first, last)
 	}
 }
+
+// A token of another tenant never reads the cluster's state, however it
+// was granted: an admin of acme is refused every cluster.read route,
+// naming why; an operator's token of the default tenant is not.
+func TestClusterReadIsTheOperators(t *testing.T) {
+	st := openStore(t)
+	ctx := testCtx(t)
+	tokens := auth.NewTokens(st)
+	_, ts := newTestServer(t, st, Options{Tokens: tokens})
+	acme, _, err := tokens.Create(ctx, auth.Spec{Name: "acme admin", Tenant: "acme", Admin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, _, err := tokens.Create(ctx, auth.Spec{Name: "operator", Grants: []string{"cluster.read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/v1/cluster", "/v1/cluster/events", "/v1/workers", "/v1/queues"} {
+		r := call(t, "GET", ts.URL+path, "", "Authorization", "Bearer "+acme)
+		if r.status != http.StatusForbidden || !strings.Contains(string(r.body), "operator") {
+			t.Errorf("GET %s as an admin of acme: %d %s", path, r.status, r.body)
+		}
+		if r := call(t, "GET", ts.URL+path, "", "Authorization", "Bearer "+op); r.status == http.StatusForbidden || r.status == http.StatusUnauthorized {
+			t.Errorf("GET %s as the operator: %d %s", path, r.status, r.body)
+		}
+	}
+}
