@@ -42,7 +42,7 @@ func newMetrics(s *Server) *metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "rath_api_event_streams_limit",
 			Help: "The most event streams the server holds open at once.",
-		}, func() float64 { return float64(s.maxSubscribers) }),
+		}, func() float64 { return float64(s.streams.server) }),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)

@@ -51,8 +51,12 @@ type Options struct {
 	// MaxBody bounds a /v1 request body (DefaultMaxBody if zero).
 	MaxBody int64
 	// MaxSubscribers bounds the /v1 event streams open at once
-	// (DefaultMaxSubscribers if zero).
-	MaxSubscribers int64
+	// (DefaultMaxSubscribers if zero); MaxSubscribersPerTenant those of
+	// one tenant (DefaultMaxSubscribersPerTenant), and
+	// MaxSubscribersPerPrincipal those of one principal
+	// (DefaultMaxSubscribersPerPrincipal). A stream past one is 429,
+	// naming it.
+	MaxSubscribers, MaxSubscribersPerTenant, MaxSubscribersPerPrincipal int64
 	// Tokens, if set, are the store's tokens: they authenticate requests,
 	// and once the store holds one, a request without a credential is
 	// refused on loopback too (see principal.go).
@@ -97,11 +101,11 @@ type Server struct {
 	grace time.Duration
 	// maxBody bounds a /v1 request body.
 	maxBody int64
-	// subscribers counts the open /v1 event streams, at most
-	// maxSubscribers.
-	subscribers    atomic.Int64
-	maxSubscribers int64
-	metrics        *metrics
+	// subscribers counts the open /v1 event streams; streams bounds
+	// them (on the server, by tenant, by principal).
+	subscribers atomic.Int64
+	streams     *streamLimits
+	metrics     *metrics
 	// chunks is what event streams read chunks through.
 	chunks *chunkCache
 	// auth authenticates bearer credentials; tokens decide the implicit
@@ -140,7 +144,7 @@ func New(st store.Store, o Options) (*Server, error) {
 	s := &Server{
 		st: st, addr: addr, token: o.Token, heartbeat: 15 * time.Second, grace: 10 * time.Second,
 		cluster: o.Cluster, riverUI: o.RiverUI, clusterCoalesce: clusterCoalesce, clusterPoll: clusterPoll,
-		maxBody: o.MaxBody, maxSubscribers: o.MaxSubscribers, runs: o.Runs, maxQueued: o.MaxQueuedRuns,
+		maxBody: o.MaxBody, streams: newStreamLimits(o), runs: o.Runs, maxQueued: o.MaxQueuedRuns,
 		auth: authenticators(o), tokens: o.Tokens, auditLog: o.Audit, local: loop,
 		credentials: o.Token != "" || o.Tokens != nil || len(o.Authenticators) > 0,
 	}
@@ -149,9 +153,6 @@ func New(st store.Store, o Options) (*Server, error) {
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBody
-	}
-	if s.maxSubscribers <= 0 {
-		s.maxSubscribers = DefaultMaxSubscribers
 	}
 	s.metrics = newMetrics(s)
 	for _, c := range o.Collectors {

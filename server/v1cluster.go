@@ -35,10 +35,14 @@ func (s *Server) v1Cluster(w http.ResponseWriter, r *http.Request) {
 // fails, and the stream goes on; "end" when the server shuts down (see
 // clusterStream). It counts against Options.MaxSubscribers.
 func (s *Server) v1ClusterEvents(w http.ResponseWriter, r *http.Request) {
-	if !s.needCluster(w, r) || !s.subscribe(w, r) {
+	if !s.needCluster(w, r) {
 		return
 	}
-	defer s.subscribers.Add(-1)
+	release, ok := s.subscribe(w, r)
+	if !ok {
+		return
+	}
+	defer release()
 	ctx := r.Context()
 	events, err := s.st.Watch(ctx)
 	if err != nil {

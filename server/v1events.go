@@ -7,10 +7,6 @@ import (
 	"github.com/openrath/rath/store"
 )
 
-// DefaultMaxSubscribers bounds the event streams a server holds open at
-// once unless Options.MaxSubscribers says otherwise.
-const DefaultMaxSubscribers = 1000
-
 // v1SessionEvents answers GET /v1/sessions/{id}/events with Server-Sent
 // Events: every chunk of the session from the start (or after the index a
 // reconnecting client's Last-Event-ID names), then each chunk as it is
@@ -30,10 +26,11 @@ func (s *Server) v1SessionEvents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !s.subscribe(w, r) {
+	release, ok := s.subscribe(w, r)
+	if !ok {
 		return
 	}
-	defer s.subscribers.Add(-1)
+	defer release()
 	ctx := r.Context()
 	events, err := s.st.Watch(ctx) // before reading the length: no commit after it is missed
 	if err != nil {
@@ -63,18 +60,6 @@ func (s *Server) v1SessionEvents(w http.ResponseWriter, r *http.Request) {
 	t.follow(ctx, events, s.heartbeat, ": keep-alive\n\n", func(err error) any {
 		return v1Error{Error: v1ErrorBody{Code: CodeUnavailable, Message: sentence(err.Error()), RequestID: requestID(r)}}
 	})
-}
-
-// subscribe counts a new event stream, or answers 429 past
-// Options.MaxSubscribers and reports that it did not; the caller subtracts
-// the stream when it ends.
-func (s *Server) subscribe(w http.ResponseWriter, r *http.Request) bool {
-	if s.subscribers.Add(1) > s.maxSubscribers {
-		s.subscribers.Add(-1)
-		v1Errorf(w, r, http.StatusTooManyRequests, "This server holds %d event streams already, its limit; try again later.", s.maxSubscribers)
-		return false
-	}
-	return true
 }
 
 // finished reports whether a session of this status takes no more commits.

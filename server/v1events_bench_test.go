@@ -29,7 +29,7 @@ func BenchmarkSSEFanout(b *testing.B) {
 	st := openStore(b)
 	s := session.FromUser("busy")
 	commit(b, st, s, "")
-	_, ts := newTestServer(b, st, Options{MaxSubscribers: int64(subs)})
+	_, ts := newTestServer(b, st, Options{MaxSubscribers: int64(subs), MaxSubscribersPerTenant: int64(subs), MaxSubscribersPerPrincipal: int64(subs)})
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: subs}}
 	var lat []time.Duration
 	for b.Loop() {

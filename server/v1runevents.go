@@ -48,10 +48,11 @@ func (s *Server) v1RunEvents(w http.ResponseWriter, r *http.Request) {
 		v1Errorf(w, r, http.StatusBadRequest, "%s", sentence(err.Error()))
 		return
 	}
-	if !s.subscribe(w, r) {
+	release, ok := s.subscribe(w, r)
+	if !ok {
 		return
 	}
-	defer s.subscribers.Add(-1)
+	defer release()
 	ctx := r.Context()
 	events, err := s.st.Watch(ctx) // before reading anything: no change after it is missed
 	if err != nil {

@@ -34,7 +34,7 @@ func BenchmarkSSEFanoutRun(b *testing.B) {
 		b.Fatal(err)
 	}
 	runs := &v1FakeRuns{st: st, runs: []*v1FakeRun{{ID: in.ID(), Workflow: "w", State: "running", Created: time.Now().UTC()}}}
-	_, ts := newTestServer(b, st, Options{Runs: runs, MaxSubscribers: int64(subs)})
+	_, ts := newTestServer(b, st, Options{Runs: runs, MaxSubscribers: int64(subs), MaxSubscribersPerTenant: int64(subs), MaxSubscribersPerPrincipal: int64(subs)})
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: subs}}
 	url := ts.URL + "/v1/runs/" + string(in.ID()) + "/events"
 	var lat []time.Duration

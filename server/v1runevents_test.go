@@ -124,10 +124,10 @@ func TestV1RunEventsManySubscribers(t *testing.T) {
 	in := session.FromUser("go")
 	commit(t, st, in, "")
 	runs := &v1FakeRuns{st: st, runs: []*v1FakeRun{{ID: in.ID(), Workflow: "w", State: "running", Created: time.Now().UTC()}}}
-	srv, ts := newTestServer(t, st, Options{Runs: runs})
+	const subs, turns = 200, 20
+	srv, ts := newTestServer(t, st, Options{Runs: runs, MaxSubscribersPerPrincipal: subs})
 	srv.clusterPoll = 500 * time.Millisecond // the fake's end is seen by polling
 	url := ts.URL + "/v1/runs/" + string(in.ID()) + "/events"
-	const subs, turns = 200, 20
 	streams := make([]<-chan sseEvent, subs)
 	for i := range streams {
 		ch, stop := openEvents(t, url, "")
