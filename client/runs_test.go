@@ -239,11 +239,11 @@ func TestRuns(t *testing.T) {
 	if r, err := c.Decide(ctx, runs.runs[0].ID, Verdict{Approve: true, By: "ana", Head: head}); err != nil || r.State != "queued" {
 		t.Fatalf("decide: %+v %v", r, err)
 	}
-	if v := runs.decided[0]; v.Verdict != "approve" || v.By != "ana" || v.Head != head {
+	if v := runs.decided[0]; v.Verdict != "approve" || v.By != "local:local (ana)" || v.Head != head {
 		t.Fatalf("the verdict reached the cluster as %+v", v)
 	}
-	if _, err := c.Decide(ctx, runs.runs[0].ID, Verdict{Approve: false}); !errors.Is(err, ErrInvalidArgument) {
-		t.Fatalf("a verdict without by: %v", err)
+	if _, err := c.Decide(ctx, runs.runs[0].ID, Verdict{Approve: false, By: "a\nb"}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("a verdict whose by is not printable: %v", err)
 	}
 
 	ws, err := c.Workers(ctx)

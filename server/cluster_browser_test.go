@@ -18,7 +18,9 @@ func TestViewerCluster(t *testing.T) {
 	seed(t, st)
 	shots := artifactDir(t)
 
-	approve := func(t *testing.T, p *page, fc *fakeCluster, by, reason string) {
+	// approve decides as the page's principal (who), with by as the
+	// display name beside it.
+	approve := func(t *testing.T, p *page, fc *fakeCluster, who, by, reason string) {
 		t.Helper()
 		row := fmt.Sprintf(`#cluster-pending tr[data-run-id=%q]`, runWaiting)
 		p.wait(fmt.Sprintf(`!!document.querySelector('%s button.approve')`, row))
@@ -32,7 +34,7 @@ func TestViewerCluster(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		if got := fc.recorded(); len(got) != 1 || got[0] != (verdict{ID: runWaiting, Approve: true, By: by, Reason: reason}) {
+		if got := fc.recorded(); len(got) != 1 || got[0] != (verdict{ID: runWaiting, Approve: true, By: who + " (" + by + ")", Reason: reason}) {
 			t.Errorf("recorded %+v", got)
 		}
 		// The run moved on: it leaves the people's table and shows queued.
@@ -82,7 +84,7 @@ func TestViewerCluster(t *testing.T) {
 		}
 		p.shot("cluster")
 
-		approve(t, p, fc, "ada", "the deploy plan is right")
+		approve(t, p, fc, "local:local", "ada", "the deploy plan is right")
 		p.shot("cluster-approved")
 		p.clean()
 	})
@@ -96,7 +98,7 @@ func TestViewerCluster(t *testing.T) {
 		p.wait(`document.querySelectorAll('#session-list tbody tr').length === 5`)
 		p.do(chromedp.Navigate(base + "/#/cluster"))
 		p.wait(`document.getElementById('cluster-live').dataset.state === 'live'`)
-		approve(t, p, fc, "grace", "fine by me")
+		approve(t, p, fc, "static:static", "grace", "fine by me")
 		p.clean()
 	})
 

@@ -212,7 +212,7 @@ func TestV1ClusterApprove(t *testing.T) {
 	if run.ID != runWaiting || run.State != "queued" {
 		t.Errorf("the verdict answered the run %+v, want it queued", run)
 	}
-	if got := fc.recorded(); len(got) != 1 || got[0] != (verdict{ID: runWaiting, Approve: true, By: "ada", Reason: "looks right"}) {
+	if got := fc.recorded(); len(got) != 1 || got[0] != (verdict{ID: runWaiting, Approve: true, By: "local:local (ada)", Reason: "looks right"}) {
 		t.Errorf("recorded %+v", got)
 	}
 	// The run is queued now: a second verdict is a conflict, and so is one

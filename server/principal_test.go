@@ -166,7 +166,7 @@ func TestRunControlAudited(t *testing.T) {
 	}
 	last, first := recs[0], recs[1] // newest first
 	if first.Outcome != audit.OutcomeOK || last.Outcome != audit.OutcomeFailed || first.Action != "run.cancel" ||
-		first.Resource != "run/"+string(id) || first.Principal != "local:local" || !strings.Contains(first.Reason, "by ana: wrong input") {
+		first.Resource != "run/"+string(id) || first.Principal != "local:local" || !strings.Contains(first.Reason, "by local:local (ana): wrong input") {
 		t.Fatalf("records: %+v / %+v", first, last)
 	}
 }

@@ -152,18 +152,26 @@ func detached(r *http.Request) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(r.Context()), controlTimeout)
 }
 
-// checkBy reads who acts: required is for verdicts, which record it.
-func checkBy(by string, required bool) (string, error) {
+// actor is who a control, review or verdict records as acting: the
+// authenticated principal ("token:tok_…", "oidc:…", "local:local"), and
+// beside it, in parentheses, the display name the body's "by" gives, if
+// any. A caller cannot record another's name in place of its own.
+func actor(r *http.Request, by string) (string, error) {
 	by = strings.TrimSpace(by)
 	switch {
-	case by == "" && required:
-		return "", fmt.Errorf("the request needs \"by\": who decides (the verdict records it)")
-	case by == "":
-		return "api", nil
 	case len(by) > maxBy:
 		return "", fmt.Errorf("\"by\" is longer than %d bytes", maxBy)
+	case strings.ContainsFunc(by, func(c rune) bool { return c < 0x20 || c == 0x7f }):
+		return "", fmt.Errorf("\"by\" must be printable text")
 	}
-	return by, nil
+	who := principalName(principalOf(r.Context()))
+	switch {
+	case who == "":
+		who = "api"
+	case by != "" && by != who:
+		who += " (" + by + ")"
+	}
+	return who, nil
 }
 
 // sendRun answers a control of run id with the run as it is now.

@@ -312,17 +312,17 @@ func TestV1Runs(t *testing.T) {
 		t.Fatalf("get: %+v", got)
 	}
 	call(t, "POST", ts.URL+"/v1/runs/"+string(created.ID)+"/cancel", `{"by": "ana", "reason": "wrong input"}`).want(t, http.StatusOK, &got)
-	if got.State != "cancelled" || got.By != "ana" {
-		t.Fatalf("cancelled: %+v", got)
+	if got.State != "cancelled" || got.By != "local:local (ana)" {
+		t.Fatalf("cancelled: %+v (the principal acts; by is a name beside it)", got)
 	}
 	call(t, "POST", ts.URL+"/v1/runs/"+string(created.ID)+"/cancel", `{}`).wantV1Error(t, http.StatusConflict, CodeConflict)
 	call(t, "POST", ts.URL+"/v1/runs/"+string(created.ID)+"/resume", `{}`).want(t, http.StatusOK, &got)
-	if got.State != "queued" || got.By != "api" {
-		t.Fatalf("resumed: %+v (a control without by is the api's)", got)
+	if got.State != "queued" || got.By != "local:local" {
+		t.Fatalf("resumed: %+v (a control without by is its principal's)", got)
 	}
 
 	runs.set(created.ID, "needs_review")
-	for _, body := range []string{`{"verdict": "happened"}`, `{"verdict": "maybe", "by": "ana"}`, `{"verdict": "aborted", "by": "ana", "result": "x"}`, `{"verdict": "happened", "by": "ana", "extra": 1}`} {
+	for _, body := range []string{`{"verdict": "maybe", "by": "ana"}`, `{"verdict": "happened", "by": "a\nb"}`, `{"verdict": "aborted", "by": "ana", "result": "x"}`, `{"verdict": "happened", "by": "ana", "extra": 1}`} {
 		call(t, "POST", ts.URL+"/v1/runs/"+string(created.ID)+"/review", body).wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
 	}
 	call(t, "POST", ts.URL+"/v1/runs/"+string(created.ID)+"/review", `{"verdict": "not_happened", "by": "ana"}`).want(t, http.StatusOK, &got)
@@ -338,12 +338,12 @@ func TestV1Runs(t *testing.T) {
 	if len(page.Items) != 1 || page.Items[0].ID != created.ID {
 		t.Fatalf("approvals: %+v", page.Items)
 	}
-	for _, body := range []string{`{"verdict": "approve"}`, `{"verdict": "yes", "by": "ana"}`, `{"verdict": "deny", "by": "ana", "head": "nope"}`, `{"verdict": "approve", "by": "` + strings.Repeat("a", maxBy+1) + `"}`} {
+	for _, body := range []string{`{"verdict": "yes", "by": "ana"}`, `{"verdict": "deny", "by": "ana", "head": "nope"}`, `{"verdict": "approve", "by": "` + strings.Repeat("a", maxBy+1) + `"}`} {
 		call(t, "POST", ts.URL+"/v1/approvals/"+string(created.ID), body).wantV1Error(t, http.StatusBadRequest, CodeInvalidArgument)
 	}
 	head := seed(t, openStore(t)).root.Head()
 	call(t, "POST", ts.URL+"/v1/approvals/"+string(created.ID), `{"verdict": "deny", "by": "ana", "head": "`+string(head)+`"}`).want(t, http.StatusOK, &got)
-	if got.State != "queued" || runs.asked[len(runs.asked)-1] != "decide deny "+string(head)+" "+string(created.ID)+" ana" {
+	if got.State != "queued" || runs.asked[len(runs.asked)-1] != "decide deny "+string(head)+" "+string(created.ID)+" local:local (ana)" {
 		t.Fatalf("decided: %+v, asked %q", got, runs.asked)
 	}
 	call(t, "POST", ts.URL+"/v1/approvals/"+string(created.ID), `{"verdict": "approve", "by": "ana"}`).wantV1Error(t, http.StatusConflict, CodeConflict)

@@ -123,7 +123,7 @@ func (s *Server) control(w http.ResponseWriter, r *http.Request, action string, 
 		v1BodyError(w, r, err)
 		return
 	}
-	by, err := checkBy(req.By, false)
+	by, err := actor(r, req.By)
 	if err != nil {
 		v1Errorf(w, r, http.StatusBadRequest, "%s", sentence(err.Error()))
 		return
@@ -155,7 +155,7 @@ func (s *Server) v1Review(w http.ResponseWriter, r *http.Request) {
 		v1BodyError(w, r, err)
 		return
 	}
-	if req.By, err = checkBy(req.By, true); err != nil {
+	if req.By, err = actor(r, req.By); err != nil {
 		v1Errorf(w, r, http.StatusBadRequest, "%s", sentence(err.Error()))
 		return
 	}
@@ -196,7 +196,7 @@ func (s *Server) v1Decide(w http.ResponseWriter, r *http.Request) {
 		v1BodyError(w, r, err)
 		return
 	}
-	if v.By, err = checkBy(v.By, true); err != nil {
+	if v.By, err = actor(r, v.By); err != nil {
 		v1Errorf(w, r, http.StatusBadRequest, "%s", sentence(err.Error()))
 		return
 	}
