@@ -315,6 +315,7 @@ func (a *app) serveCmd() *cobra.Command {
 	var addr, token, oidcIssuer, oidcAudience string
 	var noCluster, withWorker bool
 	var maxQueued int
+	var minSchedule time.Duration
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the HTTP API and the web viewer (on loopback by default; elsewhere every request needs a token)",
@@ -343,7 +344,7 @@ func (a *app) serveCmd() *cobra.Command {
 			var work chan error // the in-process worker's end, with --worker
 			var stopWork context.CancelFunc
 			if !noCluster {
-				copts := cluster.Options{Audit: alog}
+				copts := cluster.Options{Audit: alog, MinScheduleInterval: minSchedule}
 				if withWorker {
 					copts.Log, copts.Deltas = a.stderr, true
 				}
@@ -405,6 +406,7 @@ func (a *app) serveCmd() *cobra.Command {
 	c.Flags().BoolVar(&noCluster, "no-cluster", false, "serve without the cluster page and API")
 	c.Flags().BoolVar(&withWorker, "worker", false, "also work the cluster's runs in this process (a worker with the default options; its metrics join /metrics)")
 	c.Flags().IntVar(&maxQueued, "max-queued", server.DefaultMaxQueuedRuns, "runs that may wait to be worked before POST /v1/runs answers 429")
+	c.Flags().DurationVar(&minSchedule, "min-schedule-interval", cluster.DefaultMinScheduleInterval, "the shortest time between two ticks of a schedule added over /v1 (a schedule fires a run on each)")
 	c.Flags().StringVar(&oidcIssuer, "oidc-issuer", "", "also accept OIDC/JWT bearer tokens from this issuer (claims tenant, project, grants: docs/auth.md)")
 	c.Flags().StringVar(&oidcAudience, "oidc-audience", "", "the audience OIDC tokens must name (with --oidc-issuer)")
 	return c

@@ -51,6 +51,10 @@ type Options struct {
 	// ScheduleEvery is how often each worker looks for schedules due
 	// (default 1 s): a tick fires within about this long of its time.
 	ScheduleEvery time.Duration
+	// MinScheduleInterval is the shortest time between two ticks of a
+	// schedule AddSchedule accepts (default DefaultMinScheduleInterval,
+	// one second): a schedule fires a run on every tick.
+	MinScheduleInterval time.Duration
 	// WebhookBackoff is the wait before a failed webhook delivery's first
 	// retry (default 5 s), doubling with each attempt up to 10 minutes.
 	WebhookBackoff time.Duration
@@ -77,6 +81,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ScheduleEvery <= 0 {
 		o.ScheduleEvery = time.Second
+	}
+	if o.MinScheduleInterval <= 0 {
+		o.MinScheduleInterval = DefaultMinScheduleInterval
 	}
 	if o.WebhookBackoff <= 0 {
 		o.WebhookBackoff = 5 * time.Second

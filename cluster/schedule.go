@@ -112,7 +112,7 @@ func CheckScheduleName(name string) error {
 
 // check validates a schedule to add, as a submission of its workflow is
 // validated (prepare); its errors wrap ErrBadSchedule.
-func (s *Schedule) check(now time.Time) error {
+func (s *Schedule) check(now time.Time, minInterval time.Duration) error {
 	if err := CheckScheduleName(s.Name); err != nil {
 		return err
 	}
@@ -123,6 +123,9 @@ func (s *Schedule) check(now time.Time) error {
 	if s.Input != nil && !w.TakesInput {
 		return fmt.Errorf("%w: %w: %s (add the schedule without an input)", ErrBadSchedule, ErrNoInput, s.Workflow)
 	}
+	if err := checkEvery(s.Cron); err != nil {
+		return err
+	}
 	sched, err := parseCron(s.Cron)
 	if err != nil {
 		return err
@@ -130,7 +133,7 @@ func (s *Schedule) check(now time.Time) error {
 	if nextTick(sched, now, now).IsZero() {
 		return fmt.Errorf("%w: cron %q names no time in the next five years", ErrBadSchedule, s.Cron)
 	}
-	return nil
+	return checkInterval(sched, s.Cron, now, minInterval)
 }
 
 // AddSchedule stores a new schedule: s's Name, Workflow, Cron, Input,
@@ -142,7 +145,7 @@ func (s *Schedule) check(now time.Time) error {
 func (c *Cluster) AddSchedule(ctx context.Context, s Schedule) (*Schedule, error) {
 	now := time.Now().UTC()
 	s.Cron = strings.TrimSpace(s.Cron)
-	if err := s.check(now); err != nil {
+	if err := s.check(now, c.opts.MinScheduleInterval); err != nil {
 		return nil, err
 	}
 	s.Needs = maps.Clone(s.Needs)

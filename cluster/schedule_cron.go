@@ -11,7 +11,8 @@ import (
 // parseCron parses a schedule's expression: five fields (minute hour
 // day-of-month month day-of-week), or six with a leading seconds field,
 // or a descriptor (@yearly, @monthly, @weekly, @daily, @hourly,
-// @every DURATION, at least 1s, rounded down to whole seconds). A
+// @every DURATION, at least 1s, rounded down to whole seconds; AddSchedule
+// takes only whole seconds). A
 // CRON_TZ=Zone prefix sets the zone; without one the fields are read in
 // UTC. Its error wraps ErrBadSchedule.
 func parseCron(expr string) (sched cron.Schedule, err error) {
