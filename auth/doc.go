@@ -15,9 +15,11 @@
 //     claims name the tenant, project and grants.
 //   - Static: one fixed token given at start-up (the server's --token).
 //
-// Chain tries them in order. Local use needs no setup: on loopback, while
-// the store holds no token, Tokens.Implicit yields Local(), one principal
-// holding every grant; once any token exists every request needs one.
+// Chain tries them in order. Local use needs no setup: on loopback, until
+// the store has had a token, Tokens.Implicit yields Local(), one principal
+// holding every grant; once a token was created every request needs one,
+// also after it is revoked and gc deletes it: the store keeps a seal (see
+// LabelSeal) that only Tokens.Reopen, the operator's deliberate act, undoes.
 //
 // The package sits below server/ and cluster/: it imports only store and
 // session of the project.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/openrath/rath/store"
 )
 
 // anyCache remembers the last answer of Any.
@@ -14,11 +12,13 @@ type anyCache struct {
 	at         time.Time
 }
 
-// Any reports whether the store holds any token — working, revoked or
-// expired: once a token was made, a credential is needed, so that
-// revoking a leaked last token does not open loopback to anyone. The
-// answer is trusted for the cache TTL: a token created by another process
-// takes effect here within it; by this process, at once.
+// Any reports whether the store has had a token — working, revoked,
+// expired, or revoked and collected by gc since: once a token was made, a
+// credential is needed, so that revoking a leaked last token does not
+// open loopback to anyone. The store's seal keeps the fact (see LabelSeal);
+// only Reopen, an operator's deliberate act, undoes it. The answer is
+// trusted for the cache TTL: a token created by another process takes
+// effect here within it; by this process, at once.
 func (t *Tokens) Any(ctx context.Context) (bool, error) {
 	now := t.now()
 	t.mu.Lock()
@@ -27,11 +27,10 @@ func (t *Tokens) Any(ctx context.Context) (bool, error) {
 	if a.known && t.ttl > 0 && now.Sub(a.at) < t.ttl && !now.Before(a.at) {
 		return a.any, nil
 	}
-	infos, err := t.st.List(ctx, store.Filter{Labels: map[string]string{LabelKind: kindToken}, Limit: 1})
+	found, err := t.sealed(ctx, now)
 	if err != nil {
 		return false, fmt.Errorf("auth: any token: %w", err)
 	}
-	found := len(infos) > 0
 	t.mu.Lock()
 	if gen == t.gen { // else a token was created or revoked here meanwhile
 		t.anyC = anyCache{known: true, any: found, at: now}
@@ -49,9 +48,9 @@ func (t *Tokens) sawToken() {
 }
 
 // Implicit is the rule for requests without credentials: on loopback, while
-// the store holds no token at all (Any), they act as Local() and ok is
-// true. Anywhere else, or once any token exists, ok is false and the
-// request needs a credential.
+// the store has never had a token (Any; or since Reopen), they act as
+// Local() and ok is true. Anywhere else, or once a token was made, ok is
+// false and the request needs a credential.
 func (t *Tokens) Implicit(ctx context.Context, loopback bool) (Principal, bool, error) {
 	if !loopback {
 		return Principal{}, false, nil

@@ -150,6 +150,12 @@ func (t *Tokens) Create(ctx context.Context, s Spec) (string, Info, error) {
 	if err := t.st.SetLabels(ctx, ses.ID(), labels); err != nil {
 		return "", Info{}, fmt.Errorf("auth: create token: %w", err)
 	}
+	// Seal the store once the token is visible, before it works (see
+	// Reopen for why in this order).
+	if err := t.mark(ctx, SealSealed); err != nil {
+		_ = t.Revoke(context.WithoutCancel(ctx), info.ID) // it never worked; its secret was never shown
+		return "", Info{}, fmt.Errorf("auth: create token: seal the store: %w", err)
+	}
 	if err := store.MoveTo(ctx, t.st, ses.ID(), store.StatusActive); err != nil {
 		return "", Info{}, fmt.Errorf("auth: create token: %w", err)
 	}
@@ -280,6 +286,9 @@ func (t *Tokens) Revoke(ctx context.Context, id string) error {
 	if !info.Revoked.IsZero() {
 		return nil
 	}
+	// A store of before seals gets its seal while the token's record is
+	// there to show it had one (see Any).
+	_ = t.EnsureSeal(ctx)
 	info.Revoked = t.now().UTC()
 	rec, err := json.Marshal(info)
 	if err != nil {

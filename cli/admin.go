@@ -293,6 +293,11 @@ func (a *app) gcCmd() *cobra.Command {
 				fmt.Fprintf(a.stdout, "%d sessions would be deleted\n", len(infos))
 				return nil
 			}
+			// Revoked tokens are closed sessions: a store of before seals
+			// gets its seal first, or it would forget it has had tokens.
+			if err := auth.NewTokens(rt.Store).EnsureSeal(cmd.Context()); err != nil {
+				return err
+			}
 			p := a.progress("gc")
 			stats, err := rt.Store.GC(cmd.Context(), d)
 			p.done(err)

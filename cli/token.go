@@ -24,12 +24,13 @@ func (a *app) tokenCmd() *cobra.Command {
 
 A token is confined to a tenant (and optionally a project) and authorizes
 only its grants (rath token grants lists them). The store keeps only its
-SHA-256: its secret is printed once, by create. While the store holds no
-working token, requests from loopback act as the local principal; once one
-exists, every request needs a token. These commands work on the store
-(--home, --store) directly, not through --server.`,
+SHA-256: its secret is printed once, by create. Until the store has had a
+token, requests from loopback act as the local principal; once one was
+created, every request needs a token — also after every token is revoked
+and rath gc has deleted them — until rath token reopen --yes. These
+commands work on the store (--home, --store) directly, not through --server.`,
 	}
-	c.AddCommand(a.tokenCreateCmd(), a.tokenLsCmd(), a.tokenRevokeCmd(), a.tokenGrantsCmd())
+	c.AddCommand(a.tokenCreateCmd(), a.tokenLsCmd(), a.tokenRevokeCmd(), a.tokenReopenCmd(), a.tokenGrantsCmd())
 	return c
 }
 
