@@ -56,6 +56,13 @@ type Record struct {
 	Outcome   string    `json:"outcome"`
 	Reason    string    `json:"reason,omitempty"`
 	RequestID string    `json:"request_id,omitempty"`
+	// Source is where a request came from (its client's address), on the
+	// records of requests that have no principal: failed authentications.
+	Source string `json:"source,omitempty"`
+	// Count is how many events of the same kind, outcome and source the
+	// record stands for, when it sums up those not recorded one by one
+	// (0: the record is one event).
+	Count int64 `json:"count,omitempty"`
 	// Lane is the lane (a session of the store) the record is in. List
 	// sets it; it is not part of the stored record.
 	Lane session.ID `json:"lane,omitempty"`
@@ -75,8 +82,12 @@ func (r *Record) check() error {
 	if r.Outcome == "" {
 		return fmt.Errorf("%w: a record needs an outcome", ErrInvalid)
 	}
+	if r.Count < 0 {
+		return fmt.Errorf("%w: count %d is negative", ErrInvalid, r.Count)
+	}
 	for name, v := range map[string]string{"kind": r.Kind, "principal": r.Principal, "tenant": r.Tenant, "project": r.Project,
-		"action": r.Action, "resource": r.Resource, "outcome": r.Outcome, "reason": r.Reason, "request_id": r.RequestID} {
+		"action": r.Action, "resource": r.Resource, "outcome": r.Outcome, "reason": r.Reason, "request_id": r.RequestID,
+		"source": r.Source} {
 		if len(v) > MaxField {
 			return fmt.Errorf("%w: %s is %d bytes, more than %d", ErrInvalid, name, len(v), MaxField)
 		}

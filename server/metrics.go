@@ -100,7 +100,7 @@ func (s *Server) guardMetrics(h http.Handler) http.Handler {
 		}
 		p, err := s.authenticate(r)
 		if err != nil {
-			s.audit(r, audit.Record{Kind: audit.KindAuthentication, Resource: r.Method + " " + r.URL.Path, Outcome: audit.OutcomeDenied, Reason: err.Error()})
+			s.auditAuthFailed(r, err)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="rath"`)
 			v1Errorf(w, r, http.StatusUnauthorized, "Scraping this server needs the header \"Authorization: Bearer <token>\" with a token that holds metrics.read.")
 			return

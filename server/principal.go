@@ -21,8 +21,9 @@ import (
 // and has no token of its own, asked under a loopback name, while the
 // store holds no token. Each route
 // names the grant it needs (v1Route.grant); a principal without it is
-// refused with 403, naming the grant. Failed authentications and every
-// grant decision go to the audit log (Options.Audit), when there is one.
+// refused with 403, naming the grant. Failed authentications (within
+// bounds per source: authfail.go) and every grant decision go to the
+// audit log (Options.Audit), when there is one.
 
 type principalKey struct{}
 

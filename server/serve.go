@@ -78,6 +78,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 		_ = hs.Close()
 		err = fmt.Errorf("server: shutdown after %v: %w", s.grace, err)
 	}
+	s.flushAuthFailed(context.WithoutCancel(sctx)) // the counts of the last window
 	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, fmt.Errorf("server: serve on %s: %w", l.Addr(), serr))
 	}

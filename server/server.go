@@ -64,8 +64,8 @@ type Options struct {
 	// Authenticators are more ways to authenticate a bearer credential
 	// (OIDC), tried after the server's token and the store's tokens.
 	Authenticators []auth.Authenticator
-	// Audit, if set, is where failed authentications and grant decisions
-	// are recorded.
+	// Audit, if set, is where failed authentications (within bounds per
+	// source: see authfail.go) and grant decisions are recorded.
 	Audit *audit.Log
 }
 
@@ -114,6 +114,8 @@ type Server struct {
 	auth     auth.Authenticator
 	tokens   *auth.Tokens
 	auditLog *audit.Log
+	// authFails audits failed authentications within bounds (authfail.go).
+	authFails *authFailures
 	// local: the server listens on loopback only (the implicit local
 	// principal needs it: a Host header is the client's to choose).
 	local bool
@@ -147,6 +149,9 @@ func New(st store.Store, o Options) (*Server, error) {
 		maxBody: o.MaxBody, streams: newStreamLimits(o), runs: o.Runs, maxQueued: o.MaxQueuedRuns,
 		auth: authenticators(o), tokens: o.Tokens, auditLog: o.Audit, local: loop,
 		credentials: o.Token != "" || o.Tokens != nil || len(o.Authenticators) > 0,
+	}
+	if o.Audit != nil {
+		s.authFails = newAuthFailures(o.Audit)
 	}
 	if s.maxQueued <= 0 {
 		s.maxQueued = DefaultMaxQueuedRuns

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/openrath/rath/api"
-	"github.com/openrath/rath/audit"
 	"github.com/openrath/rath/auth"
 )
 
@@ -100,7 +99,7 @@ func (s *Server) guardV1(h http.Handler) http.Handler {
 		}
 		p, err := s.authenticate(r)
 		if err != nil {
-			s.audit(r, audit.Record{Kind: audit.KindAuthentication, Resource: r.Method + " " + r.URL.Path, Outcome: audit.OutcomeDenied, Reason: err.Error()})
+			s.auditAuthFailed(r, err)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="rath"`)
 			if !errors.Is(err, auth.ErrUnauthenticated) {
 				v1Fail(w, r, err) // the store could not say
