@@ -136,6 +136,12 @@ func TestAPIContract(t *testing.T) {
 				t.Fatalf("input %q: %v, want 400 invalid_argument", bad, err)
 			}
 		}
+		for _, needs := range []map[string]string{{"a b": "x"}, {"gpu": "1,region=eu"}, {"gpu": "\x00"}} {
+			_, err := c.SubmitRun(ctx, client.RunRequest{Workflow: "cluster", Input: &in, Needs: needs})
+			if !errors.Is(err, client.ErrInvalidArgument) {
+				t.Fatalf("needs %q: %v, want 400 invalid_argument", needs, err)
+			}
+		}
 		other := `{"steps":3,"latency_ms":1,"idempotent":true}`
 		if _, err := c.SubmitRun(ctx, client.RunRequest{Workflow: "cluster", Input: &other, Key: "contract-1"}); !errors.Is(err, client.ErrConflict) {
 			t.Fatalf("the same key with another body: %v", err)

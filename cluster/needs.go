@@ -68,3 +68,23 @@ func poolKey(offers map[string]string, serves []string) string {
 	h := sha256.Sum256([]byte(canon(offers) + "\n" + strings.Join(s, "\n")))
 	return hex.EncodeToString(h[:6])
 }
+
+// maxPair bounds a need's key and value, in bytes.
+const maxPair = 128
+
+// CheckNeeds refuses needs that ParsePairs would not have read: a key or
+// value empty, longer than maxPair bytes, or holding what the pairs' text
+// form uses (",", "=", "|" in a key, "," in a value), spaces in a key, or
+// control characters. Needs that come as a map (over /v1) pass through it,
+// so that one cannot forge another pool's text form.
+func CheckNeeds(needs map[string]string) error {
+	for k, v := range needs {
+		bad := k == "" || v == "" || len(k) > maxPair || len(v) > maxPair ||
+			strings.ContainsAny(k, ",=| \t") || strings.Contains(v, ",") ||
+			strings.ContainsFunc(k+v, func(r rune) bool { return r < 0x20 || r == 0x7f })
+		if bad {
+			return fmt.Errorf("%w: %q=%q (a key without ',', '=', '|', spaces or control characters, a value without ',' or control characters, each 1 to %d bytes)", ErrBadNeeds, k, v, maxPair)
+		}
+	}
+	return nil
+}

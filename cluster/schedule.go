@@ -116,6 +116,9 @@ func (s *Schedule) check(now time.Time, minInterval time.Duration) error {
 	if err := CheckScheduleName(s.Name); err != nil {
 		return err
 	}
+	if err := CheckNeeds(s.Needs); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadSchedule, err)
+	}
 	w, err := rath.LookupWorkflow(s.Workflow)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrBadSchedule, err)

@@ -159,6 +159,9 @@ func (c *Cluster) prepare(ctx context.Context, name string, o SubmitOptions, als
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckNeeds(o.Needs); err != nil {
+		return nil, err
+	}
 	if err := c.admit(ctx, scopeOf(o), name); err != nil {
 		return nil, err
 	}

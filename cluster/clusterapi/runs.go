@@ -303,7 +303,7 @@ func kindOf(err error) error {
 		return apiErr(err, server.ErrKeyReused)
 	case errors.Is(err, cluster.ErrExhausted):
 		return apiErr(err, server.ErrExhausted)
-	case errors.Is(err, cluster.ErrNoInput), errors.Is(err, rath.ErrUnknownWorkflow), errors.Is(err, rath.ErrBadInput), errors.Is(err, cluster.ErrBadFilter), errors.Is(err, cluster.ErrBadKey):
+	case errors.Is(err, cluster.ErrNoInput), errors.Is(err, rath.ErrUnknownWorkflow), errors.Is(err, rath.ErrBadInput), errors.Is(err, cluster.ErrBadNeeds), errors.Is(err, cluster.ErrBadFilter), errors.Is(err, cluster.ErrBadKey):
 		return apiErr(err, server.ErrInvalid)
 	}
 	return err
