@@ -196,3 +196,36 @@ func TestChainTokensAndOIDC(t *testing.T) {
 		t.Fatalf("unknown: %v", err)
 	}
 }
+
+// A token whose signature does not verify is tried once more on a key set
+// made afresh (go-oidc can hand the caller right after a fetch that
+// fetch's keys), but only once until a token verifies: forged tokens cost
+// the provider one fetch each, as go-oidc makes, plus one.
+func TestOIDCForgedTokensFetchBounded(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	k1 := newKey(t, "k1")
+	is := newIssuer(t, k1.Public())
+	o, err := NewOIDC(ctx, OIDCConfig{Issuer: is.URL(), Audience: audience, Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := with(claimsFor(is), "exp", clk.Now().Add(24*time.Hour).Unix())
+	if _, err := o.Authenticate(ctx, k1.Sign(t, claims)); err != nil {
+		t.Fatal(err)
+	}
+	base := is.Fetches.Load()
+	forger := newKey(t, "k1") // the provider's key id, another key
+	const forged = 5
+	for range forged {
+		if _, err := o.Authenticate(ctx, forger.Sign(t, claims)); !errors.Is(err, ErrUnauthenticated) {
+			t.Fatalf("a forged token: %v", err)
+		}
+	}
+	if n := is.Fetches.Load() - base; n > forged+1 {
+		t.Fatalf("%d forged tokens made %d key set fetches, want at most %d", forged, n, forged+1)
+	}
+	if _, err := o.Authenticate(ctx, k1.Sign(t, claims)); err != nil {
+		t.Fatalf("a good token after the forged ones: %v", err)
+	}
+}
