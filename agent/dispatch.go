@@ -193,7 +193,11 @@ func (r *run) runOne(env tool.Env, calls []session.ToolCall, rsrc [][]tool.Resou
 
 // callStoppable runs one call under a run that may be asked to stop: a
 // call not yet begun when the run was abandoned does not start, one that
-// fails once it was abandoned has an unknown effect; both are cut short.
+// fails once it was abandoned, or whose context the abandonment cancelled,
+// has an unknown effect; both are cut short. (A tool may answer its
+// cancellation as if it had run: run_command reports the exit code of the
+// process the cancellation killed. That answer is the stop's, not the
+// tool's.)
 func (r *run) callStoppable(env tool.Env, c session.ToolCall, rs []tool.Resource) (session.ToolResult, bool) {
 	if runctx.Abandoned(r.ctx) {
 		return session.ToolResult{}, true
@@ -201,7 +205,7 @@ func (r *run) callStoppable(env tool.Env, c session.ToolCall, rs []tool.Resource
 	ctx, cancel := runctx.UntilAbandoned(r.ctx)
 	defer cancel()
 	out := r.call(ctx, env, c, rs)
-	if runctx.Abandoned(r.ctx) && out.Error != nil && r.ctx.Err() == nil {
+	if runctx.Abandoned(r.ctx) && r.ctx.Err() == nil && (out.Error != nil || ctx.Err() != nil) {
 		return out, true
 	}
 	return out, false

@@ -32,6 +32,9 @@ type effectTool struct {
 	started    chan struct{} // closed when the held call has begun
 	release    chan struct{}
 	idempotent bool
+	// answers: a cancelled call answers as if it had run, as run_command
+	// does with the exit code of the process the cancellation killed.
+	answers bool
 }
 
 func (e *effectTool) Call(ctx context.Context, env tool.Env, _ json.RawMessage) (string, error) {
@@ -41,6 +44,9 @@ func (e *effectTool) Call(ctx context.Context, env tool.Env, _ json.RawMessage) 
 		select {
 		case <-e.release:
 		case <-ctx.Done():
+			if e.answers {
+				return "exit code -1", nil
+			}
 			return "", context.Cause(ctx)
 		}
 	}
@@ -185,6 +191,30 @@ func TestStopAbandonsTheCallPastGrace(t *testing.T) {
 				t.Fatalf("the abandoned call ran again: %d effects", c.tool.ran.Load())
 			}
 		})
+	}
+}
+
+// A call that answers as if it had run when the stop cancels it past the
+// grace period (run_command reports the killed process's exit code) is cut
+// all the same: its answer is the cancellation's, not the tool's, and is
+// not recorded; the resumed run makes each effect once.
+func TestStopCutsACallThatAnswersItsCancellation(t *testing.T) {
+	c := newStopCase(t, true)
+	c.tool.answers = true
+	_, err := c.run(t, -1, 50*time.Millisecond)
+	if !errors.Is(err, runctx.ErrInterrupted) {
+		t.Fatalf("the stopped run: %v", err)
+	}
+	if rs := results(c.stored(t)); len(rs) != 1 || rs["e2"] != nil {
+		t.Fatalf("after the stop: results %v (the cancelled call's answer was recorded)", rs)
+	}
+	c.tool.holdOn = ""
+	out, err := replay.Resume(runctx.WithReview(context.Background()), c.wf, c.st, c.in.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := results(out)["e2"]; r == nil || r.Content == "exit code -1" {
+		t.Fatalf("the resumed run's e2: %+v", r)
 	}
 }
 
