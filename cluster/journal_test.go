@@ -30,8 +30,10 @@ func TestHostLocalRunMovesHosts(t *testing.T) {
 		if r := e.run(id); r.Placed != "local" || !strings.Contains(r.Pinned, "journaled") {
 			t.Fatalf("a run on a local sandbox: placed %q, pinned %q", r.Placed, r.Pinned)
 		}
-		e.worker("b", "--host", "host-b", "--home", homeB)
+		// a dies before b starts: on a loaded machine a run left going
+		// while b starts may well end on a.
 		a.kill()
+		e.worker("b", "--host", "host-b", "--home", homeB)
 		r := e.waitState(id, cluster.StateDone, 90*time.Second)
 		if r.Worker != "b" || r.Host != "host-b" {
 			t.Fatalf("finished by %s on %s", r.Worker, r.Host)
