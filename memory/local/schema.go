@@ -75,11 +75,11 @@ INSERT INTO vector_origin(id) SELECT randomblob(16) WHERE NOT EXISTS (SELECT 1 F
 // database already there is only read, so opening it takes no write lock
 // and does not queue behind processes busy writing the file.
 func migrate(ctx context.Context, db *sql.DB) error {
+	// A read that fails (a file another process is creating can answer
+	// SQLITE_BUSY without waiting) falls through to the write lock,
+	// which waits.
 	var cur int
-	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&cur); err != nil {
-		return err
-	}
-	if cur == schemaVersion {
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&cur); err == nil && cur == schemaVersion {
 		return nil
 	}
 	tx, err := db.BeginTx(ctx, nil)

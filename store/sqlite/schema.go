@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -71,9 +72,15 @@ var schemaVersion = len(migrations)
 // does not queue behind them (SQLite's busy wait is not fair, and a writer
 // waiting out a busy peer can starve).
 func migrate(ctx context.Context, db *sql.DB, path string) error {
+	// A read that fails otherwise (a file another process is creating
+	// can answer SQLITE_BUSY without waiting) falls through to the write
+	// lock, which waits.
 	have, err := schemaVersionOf(ctx, db, path)
-	if err != nil || have == schemaVersion {
+	switch {
+	case errors.Is(err, store.ErrVersion):
 		return err
+	case err == nil && have == schemaVersion:
+		return nil
 	}
 	tx, err := db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: _txlock=immediate
 	if err != nil {
