@@ -69,7 +69,19 @@ func decodeState(data []byte) (*savedState, error) {
 	}
 	seen := map[string]bool{}
 	live := []string{statePending, stateRunning, statePausing, statePaused, stateResuming, stateFailed}
-	for _, b := range st.Sandboxes {
+	for i := range st.Sandboxes {
+		b := &st.Sandboxes[i]
+		// An empty list or map means the same as none; the file is
+		// written with omitempty, so it is read back as none.
+		if len(b.Entrypoint) == 0 {
+			b.Entrypoint = nil
+		}
+		if len(b.Metadata) == 0 {
+			b.Metadata = nil
+		}
+		if len(b.Env) == 0 {
+			b.Env = nil
+		}
 		switch {
 		case !validID(b.ID):
 			return nil, fmt.Errorf("sandbox id %q", b.ID)
