@@ -66,4 +66,39 @@
 // rewrite. The log is tamper-evident, not tamper-proof: it makes an edit
 // visible, it does not prevent one, and only against a copy made before
 // the edit.
+//
+// # The witness file
+//
+// A Log keeps that copy itself when Options.WitnessFile names a file: it
+// appends a JSON line there for its lane every Options.WitnessEvery
+// records, or Options.WitnessInterval after the first record not yet
+// witnessed, and when the lane is sealed (at its bound, and at Close):
+//
+//	{"time":"…","lane":"ses_…","len":1000,"head":"sha256:…","prev":"sha256:…","hash":"sha256:…"}
+//
+// len and head are the lane's record count and last chunk; "sealed":true
+// marks a lane's last line; hash is the SHA-256 of the line's JSON without
+// hash, and prev the hash of the file's line before it, so the file is a
+// hash chain of its own. Each line is written in one write, under an
+// exclusive flock, and synced; several Logs (processes) may share a file.
+// A line a crash leaves incomplete is skipped by VerifyWitness, and the
+// next writer ends it and chains past it.
+//
+// VerifyWitness is Verify, and checks the store against the file: every
+// line's hash and link to the line before (a line edited, removed,
+// inserted or moved, or the file's first lines cut off, is named by its
+// line), and every head the file recorded still in its lane at the length
+// recorded — a lane cut short, rewritten below a witnessed head, removed,
+// or given records after the witness saw it sealed, is named by lane and
+// record even when its anchor label and the headers were rewritten to
+// match.
+//
+// What the witness cannot catch: records committed after its lane's last
+// line (at most WitnessEvery records or WitnessInterval), and whatever
+// whoever can write the file as well rewrites — its last lines cut off,
+// or the whole file re-hashed to match a rewritten log. The chain has no
+// key: it shows an edit in the middle of the file, not a consistent
+// rewrite of it. Keep the file where the database's writers cannot write
+// (another machine, an append-only file, a log shipper sending each line
+// off the host as it is written), one file per store.
 package audit

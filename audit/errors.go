@@ -12,4 +12,7 @@ var (
 	ErrInvalid = errors.New("audit: invalid record")
 	// ErrClosed: Append on a closed Log.
 	ErrClosed = errors.New("audit: the log is closed")
+	// ErrNotWitness: Options.WitnessFile names a file that is not a
+	// witness file (its last line is not a witness line).
+	ErrNotWitness = errors.New("audit: not an audit witness file")
 )

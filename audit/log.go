@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -30,7 +31,35 @@ type Options struct {
 	// Witness is how many of the newest other lanes a new lane's header
 	// records the length and head of (default 64; negative: none).
 	Witness int
+
+	// WitnessFile, if set, is a file outside the database that the Log
+	// publishes its lanes' heads to: a JSON line each time (time, lane,
+	// length, head; see the package documentation), chained by hash to
+	// the line before. A line is appended once WitnessEvery records have
+	// been committed since the last, or WitnessInterval after the first
+	// of them, and as a lane is sealed (at its bound and at Close).
+	// VerifyWitness checks a store against the file. Several Logs, in one
+	// process or several, may share a file; keep one file per store.
+	// Open fails if the file cannot be opened or is not a witness file
+	// (ErrNotWitness).
+	WitnessFile string
+	// WitnessEvery is how many committed records make a witness line due
+	// (default DefaultWitnessEvery).
+	WitnessEvery int
+	// WitnessInterval is the longest a committed record waits for its
+	// witness line (default DefaultWitnessInterval).
+	WitnessInterval time.Duration
+	// Logger receives what the Log cannot return to a caller: a witness
+	// line it could not write (it is written with the next; Close
+	// reports a failure that lasts). Nil: discarded.
+	Logger *slog.Logger
 }
+
+// Defaults of Options.WitnessEvery and Options.WitnessInterval.
+const (
+	DefaultWitnessEvery    = 1000
+	DefaultWitnessInterval = time.Second
+)
 
 // DefaultLaneLimit is Options.LaneLimit's default.
 const DefaultLaneLimit = 20000
@@ -54,6 +83,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Witness == 0 {
 		o.Witness = 64
+	}
+	if o.WitnessEvery <= 0 {
+		o.WitnessEvery = DefaultWitnessEvery
+	}
+	if o.WitnessInterval <= 0 {
+		o.WitnessInterval = DefaultWitnessInterval
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return o
 }
@@ -98,6 +136,13 @@ func Open(ctx context.Context, st store.Store, o Options) (*Log, error) {
 	l := &Log{st: st, o: o, ctx: context.WithoutCancel(ctx),
 		queue: make(chan *pending, o.MaxBatch), quit: make(chan struct{}), done: make(chan struct{})}
 	l.w = writer{l: l}
+	if o.WitnessFile != "" {
+		wf, err := openWitnessFile(o.WitnessFile)
+		if err != nil {
+			return nil, err
+		}
+		l.w.wf = wf
+	}
 	go l.run()
 	return l, nil
 }
@@ -150,8 +195,8 @@ func (l *Log) List(ctx context.Context, f Filter) ([]Record, error) {
 }
 
 // Close commits the records already appended, seals the lane (its anchor
-// becomes its exact length and head) and stops the Log. It does not close
-// the store.
+// becomes its exact length and head), writes the lane's last witness line
+// (Options.WitnessFile) and stops the Log. It does not close the store.
 func (l *Log) Close() error {
 	l.closeOnce.Do(func() {
 		l.mu.Lock()
@@ -166,14 +211,19 @@ func (l *Log) Close() error {
 }
 
 // run is the committer: it takes every Append waiting, commits them in
-// one store commit and answers each.
+// one store commit and answers each, and writes the witness lines due.
 func (l *Log) run() {
 	defer close(l.done)
+	var due <-chan time.Time // the witness line's deadline, while one waits
 	for {
 		var batch []*pending
 		select {
 		case p := <-l.queue:
 			batch = append(batch, p)
+		case <-due:
+			l.w.publish()
+			due = l.w.rearm(nil)
+			continue
 		case <-l.quit:
 			for {
 				batch = l.drain(batch[:0])
@@ -189,6 +239,11 @@ func (l *Log) run() {
 		// A failed anchor is written again after the next commit, and at
 		// Close, whose seal reports its failure.
 		_ = l.w.anchor()
+		if l.w.unwitnessed() >= int64(l.o.WitnessEvery) {
+			l.w.publish()
+			due = nil
+		}
+		due = l.w.rearm(due)
 	}
 }
 

@@ -24,6 +24,9 @@ type Report struct {
 	// Problems name each lane and record found wrong; none if the log is
 	// intact.
 	Problems []Problem `json:"problems,omitempty"`
+	// Witness is what VerifyWitness read of its witness file (nil from
+	// Verify).
+	Witness *WitnessReport `json:"witness,omitempty"`
 }
 
 // LaneHead is a lane's length in records and its head chunk.
@@ -36,14 +39,21 @@ type LaneHead struct {
 
 // Problem is one thing Verify found wrong.
 type Problem struct {
+	// Lane is the lane concerned ("": the witness file's Line).
 	Lane session.ID `json:"lane"`
 	// Seq is the record concerned (0: the lane's header, or the lane as
 	// a whole).
-	Seq  int64  `json:"seq"`
+	Seq int64 `json:"seq"`
+	// Line is the witness file's line concerned (VerifyWitness), when
+	// the problem is the file's own.
+	Line int    `json:"witness_line,omitempty"`
 	What string `json:"what"`
 }
 
 func (p Problem) String() string {
+	if p.Lane == "" && p.Line > 0 {
+		return fmt.Sprintf("witness line %d: %s", p.Line, p.What)
+	}
 	if p.Seq > 0 {
 		return fmt.Sprintf("lane %s record %d: %s", p.Lane, p.Seq, p.What)
 	}
@@ -63,6 +73,11 @@ const verifyPage = 4096
 // and record (Report.Problems lists them); other errors are reading
 // errors.
 func Verify(ctx context.Context, st store.Store) (Report, error) {
+	return verify(ctx, st, nil)
+}
+
+// verify is Verify, and VerifyWitness with wit.
+func verify(ctx context.Context, st store.Store, wit *witnessRead) (Report, error) {
 	infos, err := st.List(ctx, store.Filter{Labels: map[string]string{LabelLane: laneValue}})
 	if err != nil {
 		return Report{}, fmt.Errorf("audit: verify: list lanes: %w", err)
@@ -80,15 +95,17 @@ func Verify(ctx context.Context, st store.Store) (Report, error) {
 			return rep, err
 		}
 	}
+	v.wantWitnessed(wit)
 	for _, in := range infos {
 		if err := v.lane(ctx, v.lanes[in.ID]); err != nil {
 			return rep, err
 		}
 	}
 	v.crossCheck()
+	v.checkWitnessed(wit)
 	rep.Lanes = len(infos)
 	slices.SortStableFunc(rep.Problems, func(a, b Problem) int {
-		return cmp.Or(strings.Compare(string(a.Lane), string(b.Lane)), cmp.Compare(a.Seq, b.Seq))
+		return cmp.Or(strings.Compare(string(a.Lane), string(b.Lane)), cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.Line, b.Line))
 	})
 	if len(rep.Problems) > 0 {
 		lines := make([]string, len(rep.Problems))

@@ -21,6 +21,12 @@ type writer struct {
 	last     mark  // cur's last record (Len, Head, Time)
 	anchored int64 // records covered by cur's anchor label
 	closeErr error
+
+	// The witness file (nil: none), the records of cur its lines cover
+	// (those owed included), and the lines owed to it (witness_log.go).
+	wf        *witnessFile
+	witnessed int64
+	owed      []witnessLine
 }
 
 // records is how many records the current lane holds.
@@ -144,7 +150,7 @@ func (w *writer) startLane() error {
 	w.setCur(s)
 	w.sealed = false
 	w.last = mark{Lane: s.ID(), Len: 0, Head: s.Head(), Time: h.Started}
-	w.anchored = 0
+	w.anchored, w.witnessed = 0, 0
 	return nil
 }
 
@@ -194,15 +200,22 @@ func (w *writer) seal() error {
 	}
 	w.sealed = true
 	w.anchored = w.records()
+	// The sealed lane's final line; a failure to write it is kept and
+	// tried again with the next.
+	w.owe(true)
+	_ = w.flushWitness()
 	return nil
 }
 
-// close seals the current lane as the Log closes.
+// close seals the current lane as the Log closes, and writes what is owed
+// to the witness file.
 func (w *writer) close() {
-	if w.cur == nil {
-		return
+	if w.cur != nil {
+		if err := w.seal(); err != nil {
+			w.closeErr = fmt.Errorf("audit: close: seal lane %s: %w", w.cur.ID(), err)
+		}
 	}
-	if err := w.seal(); err != nil {
-		w.closeErr = fmt.Errorf("audit: close: seal lane %s: %w", w.cur.ID(), err)
+	if err := w.closeWitness(); err != nil && w.closeErr == nil {
+		w.closeErr = err
 	}
 }
