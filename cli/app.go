@@ -58,6 +58,9 @@ type app struct {
 	// isTerminal, if set, replaces the check of whether a stream is a
 	// terminal (tests).
 	isTerminal func(io.Writer) bool
+
+	// auditWitness is alog's witness file (--audit-witness).
+	auditWitness string
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer, o options) *app {
@@ -77,6 +80,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer, o options) *app {
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	root.PersistentFlags().StringVar(&a.serverURL, "server", "", "drive the cluster of this Agent Server (http://host:7474; env RATH_SERVER) with submit, status, cancel, approve, pending and review")
 	root.PersistentFlags().StringVar(&a.serverToken, "server-token", "", "the --server's bearer token (env RATH_SERVER_TOKEN)")
+	a.auditFlags(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
 	root.AddCommand(a.versionCmd(), a.configCmd(), a.runCmd(), a.lsCmd(), a.showCmd(), a.graphCmd(), a.exportCmd(),
 		a.importCmd(), a.forkCmd(), a.mergeCmd(), a.replayCmd(), a.resumeCmd(), a.verifyCmd(), a.gcCmd(), a.serveCmd(),

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
 	"time"
 
@@ -119,17 +120,36 @@ func dash(s string) string {
 }
 
 func (a *app) auditVerifyCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "verify",
+	var witness string
+	c := &cobra.Command{
+		Use:   "verify [--witness FILE]",
 		Short: "Check the audit log's hash chains, sequence numbers and anchors; exit 1 naming each record edited, removed or reordered",
-		Args:  cobra.NoArgs,
+		Long: `Check the audit log's hash chains, sequence numbers and anchors; exit 1
+naming each record edited, removed or reordered.
+
+--witness FILE also checks the log against a witness file (written by the
+processes given --audit-witness FILE, such as rath serve): the file's own
+hash chain, and that every head it recorded is still in its lane at the
+length recorded — which catches a lane cut short or rewritten with its
+anchor rewritten to match, that the log alone cannot show.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			rt, err := a.runtime(ctx)
 			if err != nil {
 				return err
 			}
-			rep, err := audit.Verify(ctx, rt.Store)
+			var rep audit.Report
+			if witness != "" {
+				f, ferr := os.Open(witness)
+				if ferr != nil {
+					return fmt.Errorf("audit: witness: %w", ferr)
+				}
+				defer f.Close()
+				rep, err = audit.VerifyWitness(ctx, rt.Store, f)
+			} else {
+				rep, err = audit.Verify(ctx, rt.Store)
+			}
 			if err != nil && !errors.Is(err, audit.ErrTampered) {
 				return err
 			}
@@ -141,6 +161,11 @@ func (a *app) auditVerifyCmd() *cobra.Command {
 				for _, p := range rep.Problems {
 					fmt.Fprintf(a.stdout, "tampered: %s\n", p)
 				}
+				if w := rep.Witness; w != nil {
+					for _, n := range w.Torn {
+						fmt.Fprintf(a.stdout, "note: witness line %d: incomplete, a write that did not finish (a crash): skipped\n", n)
+					}
+				}
 			}
 			summary := fmt.Sprintf("%d %s in %d %s", rep.Records, plural(int(rep.Records), "record", "records"),
 				rep.Lanes, plural(rep.Lanes, "lane", "lanes"))
@@ -149,9 +174,17 @@ func (a *app) auditVerifyCmd() *cobra.Command {
 					len(rep.Problems), plural(len(rep.Problems), "problem", "problems"))}
 			}
 			if !a.jsonOut {
-				fmt.Fprintf(a.stdout, "%s: intact\n", summary)
+				if w := rep.Witness; w != nil {
+					summary += fmt.Sprintf(": intact; the witness's %d %s on %d %s hold", w.Lines, plural(w.Lines, "line", "lines"),
+						w.Lanes, plural(w.Lanes, "lane", "lanes"))
+				} else {
+					summary += ": intact"
+				}
+				fmt.Fprintln(a.stdout, summary)
 			}
 			return nil
 		},
 	}
+	c.Flags().StringVar(&witness, "witness", "", "also check the log against this witness file (--audit-witness): a head it recorded that is gone fails")
+	return c
 }

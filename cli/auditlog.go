@@ -3,6 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/cobra"
 
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/audit"
@@ -16,12 +20,23 @@ import (
 // it audits itself, in the same log (a command's records are one lane of
 // their own). With --server, the server audits instead.
 
+// auditFlags adds the flags of the audit log every command writes to.
+func (a *app) auditFlags(root *cobra.Command) {
+	root.PersistentFlags().StringVar(&a.auditWitness, "audit-witness", "", "also publish the heads of the audit log this process writes to this file, outside the database (env RATH_AUDIT_WITNESS; checked by rath audit verify --witness)")
+}
+
 // openAudit opens the process's audit log on rt's store (it writes
 // nothing until a record comes), closed with rt, and records every secret
 // resolution in it (package secret's observer): which reference, for what,
-// and whether it resolved — never a value.
+// and whether it resolved — never a value. With --audit-witness (or
+// RATH_AUDIT_WITNESS) the log publishes its heads to that witness file.
 func (a *app) openAudit(ctx context.Context, rt *rath.Runtime) error {
-	l, err := audit.Open(ctx, rt.Store, audit.Options{})
+	o := audit.Options{WitnessFile: a.auditWitness,
+		Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	if o.WitnessFile == "" {
+		o.WitnessFile = os.Getenv("RATH_AUDIT_WITNESS")
+	}
+	l, err := audit.Open(ctx, rt.Store, o)
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
