@@ -121,7 +121,7 @@ func (w *witnessFile) tail() (hash string, torn bool, err error) {
 	}
 	l, err := decodeWitnessLine(buf[start:end])
 	if err != nil {
-		return "", false, notWitness(fmt.Sprintf("its last line: %v", err))
+		return "", false, notWitness(fmt.Sprintf("its last line is not a witness line (%v)", err))
 	}
 	return l.Hash, torn, nil
 }

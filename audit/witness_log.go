@@ -22,7 +22,7 @@ func (w *writer) unwitnessed() int64 {
 // publish writes a line for the current lane as it is now, after the
 // lines owed.
 func (w *writer) publish() {
-	if n := w.unwitnessed(); n > 0 {
+	if w.unwitnessed() > 0 {
 		w.owe(false)
 	}
 	_ = w.flushWitness()

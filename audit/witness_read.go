@@ -14,6 +14,10 @@ type WitnessReport struct {
 	// Lines counts the file's lines; Lanes the lanes they name.
 	Lines int `json:"lines"`
 	Lanes int `json:"lanes"`
+	// Unwitnessed counts the store's lanes the file names no line of
+	// (written by a process without a witness file, say): the witness
+	// says nothing of them.
+	Unwitnessed int `json:"unwitnessed"`
 	// Torn are the lines a write left incomplete (a crash while writing
 	// them), skipped: the line after each chains past it.
 	Torn []int `json:"torn,omitempty"`

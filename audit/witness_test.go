@@ -176,19 +176,22 @@ func TestAuditWitnessFileIntact(t *testing.T) {
 		st := b.open(t)
 		a := openLog(t, st, audit.Options{Writer: "a", WitnessFile: file, WitnessEvery: 3, LaneLimit: 4})
 		c := openLog(t, st, audit.Options{Writer: "c", WitnessFile: file, WitnessEvery: 1})
+		d := openLog(t, st, audit.Options{Writer: "d"}) // no witness
 		for i := 1; i <= 10; i++ {
 			appendN(t, a, i, i)
 			appendN(t, c, 100+i, 100+i)
 		}
-		for _, l := range []*audit.Log{a, c} {
+		appendN(t, d, 200, 200)
+		for _, l := range []*audit.Log{a, c, d} {
 			if err := l.Close(); err != nil {
 				t.Fatal(err)
 			}
 		}
 		rep := mustVerifyWitness(t, st, file)
-		// a: lanes of 4, 4 and 2 records, each sealed; c: one lane of 10.
-		if rep.Lanes != 4 || rep.Records != 20 || rep.Witness.Lanes != 4 {
-			t.Fatalf("verify: %d records in %d lanes, the witness names %d", rep.Records, rep.Lanes, rep.Witness.Lanes)
+		// a: lanes of 4, 4 and 2 records, each sealed; c: one lane of 10;
+		// d: one of 1, which the witness does not name.
+		if rep.Lanes != 5 || rep.Records != 21 || rep.Witness.Lanes != 4 || rep.Witness.Unwitnessed != 1 {
+			t.Fatalf("verify: %d records in %d lanes, the witness names %d and not %d", rep.Records, rep.Lanes, rep.Witness.Lanes, rep.Witness.Unwitnessed)
 		}
 		lines := witnessLines(t, file)
 		if rep.Witness.Lines != len(lines) || len(rep.Witness.Torn) != 0 {
@@ -201,6 +204,9 @@ func TestAuditWitnessFileIntact(t *testing.T) {
 			}
 		}
 		for _, h := range rep.Heads {
+			if h.Lane == d.Lane() {
+				continue
+			}
 			if sealed[string(h.Lane)] != strconv.FormatInt(h.Records, 10) {
 				t.Errorf("lane %s of %d records: the witness saw it sealed at %q", h.Lane, h.Records, sealed[string(h.Lane)])
 			}

@@ -50,6 +50,11 @@ func (v *verifier) checkWitnessed(wit *witnessRead) {
 	}
 	v.rep.Problems = append(v.rep.Problems, wit.problems...)
 	rep := wit.report
+	for id := range v.lanes {
+		if _, ok := wit.marks[id]; !ok {
+			rep.Unwitnessed++
+		}
+	}
 	v.rep.Witness = &rep
 	for lane, ms := range wit.marks {
 		slices.SortStableFunc(ms, func(a, b witnessMark) int { return cmp.Compare(a.Len, b.Len) })
