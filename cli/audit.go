@@ -177,6 +177,9 @@ anchor rewritten to match, that the log alone cannot show.`,
 				if w := rep.Witness; w != nil {
 					summary += fmt.Sprintf(": intact; the witness's %d %s on %d %s hold", w.Lines, plural(w.Lines, "line", "lines"),
 						w.Lanes, plural(w.Lanes, "lane", "lanes"))
+					if w.Unwitnessed > 0 {
+						summary += fmt.Sprintf("; %d %s not in it", w.Unwitnessed, plural(w.Unwitnessed, "lane is", "lanes are"))
+					}
 				} else {
 					summary += ": intact"
 				}

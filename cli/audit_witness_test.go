@@ -23,6 +23,17 @@ func TestAuditWitnessCLI(t *testing.T) {
 	home := t.TempDir()
 	path := filepath.Join(home, "audit.db")
 	witness := filepath.Join(t.TempDir(), "audit.witness")
+	if code, _, errs := runAudit(t, home, path, "token", "create", "--name", "zero", "--grant", "run.read"); code != 0 {
+		t.Fatalf("token create: exit %d: %s", code, errs)
+	}
+	notes := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(notes, []byte("not a witness\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runAudit(t, home, path, "--audit-witness", notes, "token", "create", "--name", "x", "--grant", "run.read")
+	if want := "audit: not an audit witness file: " + notes; code != 1 || !strings.Contains(errs, want) || strings.Contains(errs, "audit: audit:") {
+		t.Fatalf("--audit-witness naming another file: exit %d, stderr %q; want exit 1 and %q", code, errs, want)
+	}
 	if code, _, errs := runAudit(t, home, path, "--audit-witness", witness, "token", "create", "--name", "one", "--grant", "run.read"); code != 0 {
 		t.Fatalf("token create --audit-witness: exit %d: %s", code, errs)
 	}
@@ -32,7 +43,7 @@ func TestAuditWitnessCLI(t *testing.T) {
 	}
 	t.Setenv("RATH_AUDIT_WITNESS", "")
 	code, out, errs := runAudit(t, home, path, "audit", "verify", "--witness", witness)
-	if code != 0 || strings.TrimSpace(out) != "2 records in 2 lanes: intact; the witness's 2 lines on 2 lanes hold" {
+	if code != 0 || strings.TrimSpace(out) != "3 records in 3 lanes: intact; the witness's 2 lines on 2 lanes hold; 1 lane is not in it" {
 		t.Fatalf("verify --witness: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 
@@ -44,7 +55,7 @@ func TestAuditWitnessCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	infos, err := st.List(ctx, store.Filter{Labels: map[string]string{audit.LabelLane: "lane"}})
-	if err != nil || len(infos) != 2 {
+	if err != nil || len(infos) != 3 {
 		t.Fatalf("lanes: %v %v", infos, err)
 	}
 	newest := slices.MaxFunc(infos, func(a, b store.Info) int { return strings.Compare(string(a.ID), string(b.ID)) })

@@ -38,7 +38,7 @@ func (a *app) openAudit(ctx context.Context, rt *rath.Runtime) error {
 	}
 	l, err := audit.Open(ctx, rt.Store, o)
 	if err != nil {
-		return fmt.Errorf("audit: %w", err)
+		return err // audit's errors say "audit:"
 	}
 	rt.OnClose(l.Close)
 	remove := secret.Observe(func(ctx context.Context, ref secret.Ref, err error) {
