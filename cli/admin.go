@@ -321,6 +321,7 @@ func (a *app) serveCmd() *cobra.Command {
 	var noCluster, withWorker bool
 	var maxQueued int
 	var minSchedule time.Duration
+	var webhookAllow []string
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the HTTP API and the web viewer (on loopback by default; elsewhere every request needs a token)",
@@ -349,7 +350,7 @@ func (a *app) serveCmd() *cobra.Command {
 			var work chan error // the in-process worker's end, with --worker
 			var stopWork context.CancelFunc
 			if !noCluster {
-				copts := cluster.Options{Audit: alog, MinScheduleInterval: minSchedule}
+				copts := cluster.Options{Audit: alog, MinScheduleInterval: minSchedule, WebhookAllow: webhookAllow}
 				if withWorker {
 					copts.Log, copts.Deltas = a.stderr, true
 				}
@@ -414,5 +415,6 @@ func (a *app) serveCmd() *cobra.Command {
 	c.Flags().DurationVar(&minSchedule, "min-schedule-interval", cluster.DefaultMinScheduleInterval, "the shortest time between two ticks of a schedule added over /v1 (a schedule fires a run on each)")
 	c.Flags().StringVar(&oidcIssuer, "oidc-issuer", "", "also accept OIDC/JWT bearer tokens from this issuer (claims tenant, project, grants: docs/auth.md)")
 	c.Flags().StringVar(&oidcAudience, "oidc-audience", "", "the audience OIDC tokens must name (with --oidc-issuer)")
+	c.Flags().StringSliceVar(&webhookAllow, "webhook-allow", nil, webhookAllowUsage)
 	return c
 }

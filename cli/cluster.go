@@ -39,7 +39,12 @@ func (f *clusterFlags) add(c *cobra.Command) {
 	c.Flags().DurationVar(&f.opts.Poll, "poll", 0, "how often workers look for jobs on SQLite (default 100ms)")
 	c.Flags().BoolVar(&f.opts.Deltas, "deltas", false, "publish runs' streamed model text to run event streams (across processes on PostgreSQL)")
 	c.Flags().DurationVar(&f.opts.WebhookBackoff, "webhook-backoff", 0, "wait before a failed webhook delivery's first retry, doubling up to 10m (default 5s)")
+	c.Flags().StringSliceVar(&f.opts.WebhookAllow, "webhook-allow", nil, webhookAllowUsage)
 }
+
+// webhookAllowUsage describes --webhook-allow, of the commands that
+// deliver webhooks.
+const webhookAllowUsage = "also deliver webhooks to this CIDR, address, host name or domain suffix (.corp.example), repeatable; by default deliveries reach public addresses only"
 
 // cluster opens the cluster on the runtime's store.
 func (a *app) cluster(ctx context.Context, o cluster.Options) (*cluster.Cluster, error) {

@@ -349,7 +349,7 @@ func TestSchedulesOverAPI(t *testing.T) {
 // removed.
 func TestWebhooksOverAPI(t *testing.T) {
 	backends(t, func(t *testing.T, e *env) {
-		base := e.serve("api")
+		base := e.serve("api", "--webhook-allow", "127.0.0.1")
 		var mu sync.Mutex
 		var states []string
 		var bad error
@@ -384,7 +384,7 @@ func TestWebhooksOverAPI(t *testing.T) {
 		secret = added.Secret
 		mu.Unlock()
 
-		e.worker("a")
+		e.worker("a", "--webhook-allow", "127.0.0.1")
 		id := e.submit(`{"steps":1,"latency_ms":1,"idempotent":true}`)
 		e.waitState(id, cluster.StateDone, 30*time.Second)
 		e.waitFor("the done delivery", 30*time.Second, func() bool {

@@ -164,7 +164,7 @@ func TestScopeMatrix(t *testing.T) {
 		var hook struct {
 			ID session.ID `json:"id"`
 		}
-		if err := json.Unmarshal([]byte(must(http.StatusCreated, owner, "POST", "/v1/webhooks", `{"url":"http://127.0.0.1:9/acme-hook"}`)), &hook); err != nil {
+		if err := json.Unmarshal([]byte(must(http.StatusCreated, owner, "POST", "/v1/webhooks", `{"url":"https://hooks.example.com/acme-hook"}`)), &hook); err != nil {
 			t.Fatal(err)
 		}
 		secrets := []string{marker, string(run.ID), string(run.Output), string(imported.ID()), string(fork.ID), string(hook.ID), "acme-nightly", "acme-hook"}
@@ -205,7 +205,7 @@ func TestScopeMatrix(t *testing.T) {
 			{"POST", "/v1/schedules/{name}/resume", "/v1/schedules/acme-nightly/resume", `{}`, false, false},
 			{"DELETE", "/v1/schedules/{name}", "/v1/schedules/acme-nightly", "", false, false},
 			{"GET", "/v1/webhooks", "/v1/webhooks", "", true, false},
-			{"POST", "/v1/webhooks", "/v1/webhooks", `{"url":"http://127.0.0.1:9/other-hook"}`, true, false},
+			{"POST", "/v1/webhooks", "/v1/webhooks", `{"url":"https://hooks.example.com/other-hook"}`, true, false},
 			{"DELETE", "/v1/webhooks/{id}", "/v1/webhooks/" + hid, "", false, false},
 			{"GET", "/v1/webhooks/{id}/deliveries", "/v1/webhooks/" + hid + "/deliveries", "", false, false},
 			// The cluster's own state is an operator's (cluster.read),

@@ -58,6 +58,15 @@ type Options struct {
 	// WebhookBackoff is the wait before a failed webhook delivery's first
 	// retry (default 5 s), doubling with each attempt up to 10 minutes.
 	WebhookBackoff time.Duration
+	// WebhookAllow are the webhook targets the operator allows beyond
+	// public addresses (webhook_guard.go): CIDRs or addresses
+	// ("10.1.0.0/16", "127.0.0.1"), host names ("hooks.corp.example") or
+	// domain suffixes (".corp.example"). Deliveries to any other loopback,
+	// private, link-local or reserved address, or to a name that is not
+	// public, are refused as they connect; webhooks naming one are refused
+	// as they are added for a scope (AddWebhookIn). Open refuses an entry
+	// that is none of these, with an error wrapping ErrBadWebhook.
+	WebhookAllow []string
 	// Audit, if set, records the quota decisions of this process: a run
 	// refused, a run made to wait (quota.go).
 	Audit *audit.Log
@@ -107,6 +116,9 @@ type Cluster struct {
 	idem   idemLocks    // keyed submissions in progress (idem.go)
 	thread idemLocks    // sessions whose runs are being submitted or released (thread.go)
 	hooks  webhookCache // the webhooks, listed at most once a second (webhook_event.go)
+	// allow is the operator's allow-list of webhook targets
+	// (webhook_guard.go).
+	allow webhookAllow
 	// hookScopes are the scopes of the webhooks seen (webhook_scope.go).
 	hookScopes hookScopeCache
 	// quotas are the quotas, read at most once a second (quota.go).
@@ -125,6 +137,11 @@ var ErrUnsupportedStore = errors.New("cluster: the store is neither SQLite nor P
 // once).
 func Open(ctx context.Context, rt *rath.Runtime, opts Options) (*Cluster, error) {
 	c := &Cluster{rt: rt, opts: opts.withDefaults()}
+	allow, err := parseWebhookAllow(opts.WebhookAllow)
+	if err != nil {
+		return nil, err
+	}
+	c.allow = allow
 	c.host = opts.Host
 	if c.host == "" {
 		c.host, _ = os.Hostname()

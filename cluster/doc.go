@@ -24,4 +24,13 @@
 // it (Review). Approval gates free the worker; Approve records the verdict
 // and enqueues the continuation. Cancel reaches whichever worker holds the
 // run.
+//
+// Webhooks (AddWebhook) POST each run state change to a URL, signed. A
+// delivery reaches public addresses only, checked on the address it
+// connects to after resolving the URL's host (so DNS rebinding is refused
+// too) and following no redirect; Options.WebhookAllow names the local
+// receivers an operator allows. The deliveries list says what went wrong
+// as a category ("refused: target not allowed", "connection failed",
+// "timeout", "HTTP status 503"), never with the address or the network's
+// error.
 package cluster

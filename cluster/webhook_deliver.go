@@ -106,11 +106,26 @@ type webhookWorker struct {
 }
 
 func newWebhookWorker(c *Cluster) *webhookWorker {
-	return &webhookWorker{c: c, http: &http.Client{
+	return &webhookWorker{c: c, http: webhookClient(webhookDialer{allow: c.allow})}
+}
+
+// webhookClient is the HTTP client deliveries are made with: it connects
+// through d only (never through a proxy of the environment) and follows no
+// redirect.
+func webhookClient(d webhookDialer) *http.Client {
+	return &http.Client{
 		Timeout: webhookTimeout,
+		Transport: &http.Transport{
+			Proxy:               nil,
+			DialContext:         d.dial,
+			ForceAttemptHTTP2:   true,
+			MaxIdleConns:        16,
+			IdleConnTimeout:     90 * time.Second,
+			TLSHandshakeTimeout: webhookTimeout,
+		},
 		// A redirect is not a delivery: it is retried, and shown.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}}
+	}
 }
 
 // Timeout implements river.Worker: the request's timeout and some.
@@ -139,7 +154,7 @@ func (ww *webhookWorker) Work(ctx context.Context, job *river.Job[webhookArgs]) 
 	a := job.Args
 	h, err := ww.c.webhook(ctx, a.Webhook)
 	if errors.Is(err, ErrNoWebhook) {
-		ww.record(ctx, webhookOutput{Outcome: OutcomeFailed, Error: "the webhook was removed"})
+		ww.record(ctx, webhookOutput{Outcome: OutcomeFailed, Error: deliveryRemoved})
 		return river.JobCancel(err)
 	}
 	if err != nil {
@@ -155,8 +170,14 @@ func (ww *webhookWorker) Work(ctx context.Context, job *river.Job[webhookArgs]) 
 	}
 	status, err := ww.post(ctx, h, job.ID, body)
 	switch {
+	case errors.Is(err, ErrWebhookRefused):
+		// Not retried: the target stays refused until the operator
+		// allows it.
+		ww.record(ctx, webhookOutput{Outcome: OutcomeFailed, Error: deliveryRefused})
+		ww.c.log.Warn("webhook delivery refused", "webhook", h.ID, "url", h.URL, "err", err)
+		return river.JobCancel(err)
 	case err != nil:
-		ww.record(ctx, webhookOutput{Status: status, Outcome: OutcomeRetrying, Error: err.Error()})
+		ww.record(ctx, webhookOutput{Outcome: OutcomeRetrying, Error: deliveryFailure(err)})
 		return err
 	case status == http.StatusGone:
 		ww.record(ctx, webhookOutput{Status: status, Outcome: OutcomeUnsubscribed})
@@ -167,7 +188,7 @@ func (ww *webhookWorker) Work(ctx context.Context, job *river.Job[webhookArgs]) 
 		return nil
 	case status < 200 || status > 299:
 		err := fmt.Errorf("cluster: webhook %s: %s answered status %d", h.ID, h.URL, status)
-		ww.record(ctx, webhookOutput{Status: status, Outcome: OutcomeRetrying, Error: err.Error()})
+		ww.record(ctx, webhookOutput{Status: status, Outcome: OutcomeRetrying, Error: deliveryStatus(status)})
 		return err
 	}
 	ww.record(ctx, webhookOutput{Status: status, Outcome: OutcomeDelivered})

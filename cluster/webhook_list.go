@@ -83,9 +83,11 @@ func deliveryOf(j *rivertype.JobRow, a webhookArgs) Delivery {
 	if raw := j.Output(); len(raw) > 0 {
 		_ = json.Unmarshal(raw, &o)
 	}
-	d.Status, d.Error = o.Status, o.Error
-	if n := len(j.Errors); n > 0 && d.Error == "" {
-		d.Error = j.Errors[n-1].Error
+	// Only a category of what went wrong (webhook_outcome.go): River's
+	// errors are the operator's.
+	d.Status, d.Error = o.Status, publicError(o.Error)
+	if len(j.Errors) > 0 && d.Error == "" {
+		d.Error = deliveryFailed
 	}
 	switch j.State {
 	case rivertype.JobStateCompleted:

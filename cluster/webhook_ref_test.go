@@ -24,7 +24,13 @@ func TestWebhookSecretReferenceOverAPI(t *testing.T) {
 	const key = "rath-hook-key-CANARY-51f0"
 	t.Setenv("RATH_TEST_HOOK_KEY", key)
 	backends(t, func(t *testing.T, e *env) {
-		srv, err := server.New(e.rt.Store, server.Options{Runs: clusterapi.New(e.cl)})
+		// The receiver is on loopback: the operator allows it.
+		cl, err := cluster.Open(t.Context(), e.rt, cluster.Options{WebhookAllow: []string{"127.0.0.1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		srv, err := server.New(e.rt.Store, server.Options{Runs: clusterapi.New(cl)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +79,7 @@ func TestWebhookSecretReferenceOverAPI(t *testing.T) {
 				t.Fatalf("the store holds the key in label %s", k)
 			}
 		}
-		e.worker("a")
+		e.worker("a", "--webhook-allow", "127.0.0.1")
 		id := e.submit(`{"steps":1,"latency_ms":1,"idempotent":true}`)
 		e.waitState(id, cluster.StateDone, 30*time.Second)
 		e.waitFor("a delivery signed with the referenced key", 30*time.Second, func() bool {

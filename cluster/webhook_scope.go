@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"fmt"
+	"net/url"
 	"sync"
 
 	"github.com/openrath/rath/session"
@@ -19,8 +21,17 @@ const (
 
 type ownerKey struct{}
 
-// AddWebhookIn is AddWebhookWith for a webhook of scope sc.
+// AddWebhookIn is AddWebhookWith for a webhook of scope sc: a tenant's
+// (the server's /v1). A URL whose host is an address or a name a delivery
+// may not reach (see Options.WebhookAllow) is refused at once, with an
+// error wrapping ErrBadWebhook and ErrWebhookRefused; a name that resolves
+// to one is refused as each delivery connects.
 func (c *Cluster) AddWebhookIn(ctx context.Context, sc store.Scope, rawURL string, events []string, o WebhookOptions) (*Webhook, error) {
+	if u, err := url.Parse(rawURL); err == nil {
+		if err := c.allow.checkTarget(u); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadWebhook, err)
+		}
+	}
 	return c.AddWebhookWith(context.WithValue(ctx, ownerKey{}, sc), rawURL, events, o)
 }
 

@@ -146,7 +146,7 @@ func TestWebhooks(t *testing.T) {
 			t.Fatalf("webhooks: %+v", hs)
 		}
 
-		e.worker("a", "--webhook-backoff", "100ms")
+		e.worker("a", "--webhook-backoff", "100ms", "--webhook-allow", "127.0.0.1")
 		id := e.submit(`{"steps":2,"latency_ms":1,"idempotent":true}`)
 		e.waitState(id, cluster.StateDone, 60*time.Second)
 
@@ -294,7 +294,7 @@ func TestWebhookSecretReference(t *testing.T) {
 			t.Fatalf("webhooks: %+v, %v", hs, err)
 		}
 
-		e.worker("a", "--webhook-backoff", "100ms")
+		e.worker("a", "--webhook-backoff", "100ms", "--webhook-allow", "127.0.0.1")
 		id := e.submit(`{"steps":1,"latency_ms":1,"idempotent":true}`)
 		e.waitState(id, cluster.StateDone, 60*time.Second)
 		e.waitFor("the done delivery", 30*time.Second, func() bool { return len(ok.delivered()) == 1 })
