@@ -26,6 +26,8 @@ const (
 	KindToken = "token"
 	// KindQuota: a run refused, or made to wait, by its scope's quota.
 	KindQuota = "quota"
+	// KindWebhook: a webhook was added or removed.
+	KindWebhook = "webhook"
 )
 
 // Outcomes of a record.

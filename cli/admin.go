@@ -321,7 +321,7 @@ func (a *app) serveCmd() *cobra.Command {
 	var noCluster, withWorker bool
 	var maxQueued int
 	var minSchedule time.Duration
-	var webhookAllow []string
+	var webhookAllow, secretRoots []string
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the HTTP API and the web viewer (on loopback by default; elsewhere every request needs a token)",
@@ -350,7 +350,7 @@ func (a *app) serveCmd() *cobra.Command {
 			var work chan error // the in-process worker's end, with --worker
 			var stopWork context.CancelFunc
 			if !noCluster {
-				copts := cluster.Options{Audit: alog, MinScheduleInterval: minSchedule, WebhookAllow: webhookAllow}
+				copts := cluster.Options{Audit: alog, MinScheduleInterval: minSchedule, WebhookAllow: webhookAllow, SecretRoots: secretRoots}
 				if withWorker {
 					copts.Log, copts.Deltas = a.stderr, true
 				}
@@ -416,5 +416,6 @@ func (a *app) serveCmd() *cobra.Command {
 	c.Flags().StringVar(&oidcIssuer, "oidc-issuer", "", "also accept OIDC/JWT bearer tokens from this issuer (claims tenant, project, grants: docs/auth.md)")
 	c.Flags().StringVar(&oidcAudience, "oidc-audience", "", "the audience OIDC tokens must name (with --oidc-issuer)")
 	c.Flags().StringSliceVar(&webhookAllow, "webhook-allow", nil, webhookAllowUsage)
+	c.Flags().StringArrayVar(&secretRoots, "secret-root", nil, secretRootUsage)
 	return c
 }

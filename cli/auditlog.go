@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -28,8 +29,10 @@ func (a *app) auditFlags(root *cobra.Command) {
 // openAudit opens the process's audit log on rt's store (it writes
 // nothing until a record comes), closed with rt, and records every secret
 // resolution in it (package secret's observer): which reference, for what,
-// and whether it resolved — never a value. With --audit-witness (or
-// RATH_AUDIT_WITNESS) the log publishes its heads to that witness file.
+// for whom — the principal the resolution is made for (secret.WithActor:
+// a tenant's webhook), else this command's user — and whether it
+// resolved — never a value. With --audit-witness (or RATH_AUDIT_WITNESS)
+// the log publishes its heads to that witness file.
 func (a *app) openAudit(ctx context.Context, rt *rath.Runtime) error {
 	o := audit.Options{WitnessFile: a.auditWitness,
 		Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
@@ -44,6 +47,9 @@ func (a *app) openAudit(ctx context.Context, rt *rath.Runtime) error {
 	remove := secret.Observe(func(ctx context.Context, ref secret.Ref, err error) {
 		rec := auditOutcome(audit.Record{Kind: audit.KindSecret, Principal: "cli:" + whoAmI(), Action: "secret.resolve",
 			Resource: clipText(ref.String(), audit.MaxField), Reason: secret.Purpose(ctx)}, err)
+		if who, ok := secret.ActorOf(ctx); ok {
+			rec.Principal, rec.Tenant, rec.Project = cmp.Or(who.Principal, rec.Principal), who.Tenant, who.Project
+		}
 		if aerr := l.Append(context.WithoutCancel(ctx), rec); aerr != nil {
 			fmt.Fprintf(a.stderr, "%s: audit: %v\n", a.name, aerr)
 		}

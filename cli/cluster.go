@@ -40,11 +40,16 @@ func (f *clusterFlags) add(c *cobra.Command) {
 	c.Flags().BoolVar(&f.opts.Deltas, "deltas", false, "publish runs' streamed model text to run event streams (across processes on PostgreSQL)")
 	c.Flags().DurationVar(&f.opts.WebhookBackoff, "webhook-backoff", 0, "wait before a failed webhook delivery's first retry, doubling up to 10m (default 5s)")
 	c.Flags().StringSliceVar(&f.opts.WebhookAllow, "webhook-allow", nil, webhookAllowUsage)
+	c.Flags().StringArrayVar(&f.opts.SecretRoots, "secret-root", nil, secretRootUsage)
 }
 
 // webhookAllowUsage describes --webhook-allow, of the commands that
 // deliver webhooks.
 const webhookAllowUsage = "also deliver webhooks to this CIDR, address, host name or domain suffix (.corp.example), repeatable; by default deliveries reach public addresses only"
+
+// secretRootUsage describes --secret-root, of the commands that add
+// webhooks over /v1 or deliver them.
+const secretRootUsage = "grant a tenant (or one of its projects) the secret references its webhooks may be signed with: TENANT[/PROJECT]=secret://file/DIR or =secret://env/PREFIX, repeatable; by default a tenant may name none"
 
 // cluster opens the cluster on the runtime's store.
 func (a *app) cluster(ctx context.Context, o cluster.Options) (*cluster.Cluster, error) {

@@ -21,6 +21,8 @@ type Webhook struct {
 	// webhook added with a secret reference has SecretRef instead.
 	Secret    string `json:"secret,omitempty"`
 	SecretRef string `json:"secret_ref,omitempty"`
+	// By is the principal who added it over the API.
+	By string `json:"by,omitempty"`
 }
 
 // Delivery is one delivery of a run event to a webhook.

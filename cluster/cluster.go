@@ -67,6 +67,14 @@ type Options struct {
 	// as they are added for a scope (AddWebhookIn). Open refuses an entry
 	// that is none of these, with an error wrapping ErrBadWebhook.
 	WebhookAllow []string
+	// SecretRoots grant scopes the secret references their webhooks may
+	// be signed with (webhook_secret.go), each "TENANT[/PROJECT]=REF":
+	// "acme=secret://file/run/secrets/acme" (files under that directory),
+	// "acme/web=secret://env/ACME_WEB_" (variables named so). A webhook
+	// added for a scope (AddWebhookIn) with a reference outside them is
+	// refused, and its deliveries resolve nothing outside them. Open
+	// refuses a malformed entry, with an error wrapping ErrBadWebhook.
+	SecretRoots []string
 	// Audit, if set, records the quota decisions of this process: a run
 	// refused, a run made to wait (quota.go).
 	Audit *audit.Log
@@ -119,6 +127,8 @@ type Cluster struct {
 	// allow is the operator's allow-list of webhook targets
 	// (webhook_guard.go).
 	allow webhookAllow
+	// roots are the secret roots granted to scopes (webhook_secret.go).
+	roots secretRoots
 	// hookScopes are the scopes of the webhooks seen (webhook_scope.go).
 	hookScopes hookScopeCache
 	// quotas are the quotas, read at most once a second (quota.go).
@@ -142,6 +152,9 @@ func Open(ctx context.Context, rt *rath.Runtime, opts Options) (*Cluster, error)
 		return nil, err
 	}
 	c.allow = allow
+	if c.roots, err = parseSecretRoots(opts.SecretRoots); err != nil {
+		return nil, err
+	}
 	c.host = opts.Host
 	if c.host == "" {
 		c.host, _ = os.Hostname()

@@ -32,5 +32,8 @@
 // receivers an operator allows. The deliveries list says what went wrong
 // as a category ("refused: target not allowed", "connection failed",
 // "timeout", "HTTP status 503"), never with the address or the network's
-// error.
+// error. A webhook added for a tenant's scope (AddWebhookIn) may be signed
+// with a secret reference only inside the roots Options.SecretRoots grants
+// that scope, and every failure to resolve one reads the same
+// (ErrSecretNotAllowed).
 package cluster

@@ -73,6 +73,12 @@ type Webhook struct {
 	// resolved from, if it was added with one (a reference is not a
 	// secret: it is listed).
 	SecretRef string `json:"secret_ref,omitempty"`
+	// By is the principal who added it over the API (WebhookOptions.By),
+	// for whom its secret is resolved.
+	By string `json:"by,omitempty"`
+	// scope is its scope if it was added for one (AddWebhookIn): its
+	// secret reference is confined to the scope's secret roots.
+	scope *store.Scope
 }
 
 // WebhookOptions adjust AddWebhookWith.
@@ -85,6 +91,10 @@ type WebhookOptions struct {
 	// the store would keep it. Empty: a random secret, kept in the store
 	// and returned once.
 	Secret string
+	// By names the principal adding it (as the audit log names
+	// principals), recorded with it: the secret's resolutions at each
+	// delivery are made for it (secret.WithActor).
+	By string
 }
 
 // wants reports whether the webhook delivers state s.
@@ -160,7 +170,7 @@ func (c *Cluster) AddWebhookWith(ctx context.Context, rawURL string, events []st
 	if err := st.Commit(store.WithCreateScope(ctx, store.SystemScope), ses, ""); err != nil {
 		return nil, fmt.Errorf("cluster: add webhook: %w", err)
 	}
-	h := &Webhook{ID: ses.ID(), URL: rawURL, Events: events, Created: time.Now().UTC(), Secret: key, SecretRef: ref}
+	h := &Webhook{ID: ses.ID(), URL: rawURL, Events: events, Created: time.Now().UTC(), Secret: key, SecretRef: ref, By: o.By}
 	rec, err := json.Marshal(h)
 	if err != nil {
 		return nil, err
@@ -216,15 +226,26 @@ func (c *Cluster) webhooks(ctx context.Context) ([]Webhook, error) {
 }
 
 // webhook reads the webhook id with its secret — resolved, if it is a
-// reference, at this moment of use (a delivery); a removed or unknown one
-// is an error wrapping ErrNoWebhook, an unresolvable reference one naming
-// it and wrapping the secret package's sentinel.
+// reference, at this moment of use (a delivery), for the principal who
+// added it, and within its scope's secret roots if it has a scope; a
+// removed or unknown one is an error wrapping ErrNoWebhook, an
+// unresolvable reference one wrapping ErrSecretNotAllowed and naming it
+// (and, for the local operator's webhook, the secret package's sentinel).
 func (c *Cluster) webhook(ctx context.Context, id session.ID) (*Webhook, error) {
 	h, err := c.webhookRecord(ctx, id)
 	if err != nil || h.SecretRef == "" {
 		return h, err
 	}
-	v, err := secret.ResolveString(secret.WithPurpose(ctx, "webhook "+string(id)), h.SecretRef)
+	ctx = secret.WithPurpose(ctx, "webhook "+string(id))
+	var v secret.Value
+	if h.scope != nil {
+		ctx = secret.WithActor(ctx, secret.Actor{Principal: h.By, Tenant: h.scope.Tenant, Project: h.scope.Project})
+		v, err = c.roots.resolve(ctx, *h.scope, h.SecretRef)
+	} else {
+		if v, err = secret.ResolveString(ctx, h.SecretRef); err != nil {
+			err = fmt.Errorf("%w: %w", ErrSecretNotAllowed, err)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cluster: webhook %s: its signing secret: %w", id, err)
 	}
@@ -256,6 +277,10 @@ func webhookOf(info store.Info) (*Webhook, error) {
 		return nil, fmt.Errorf("cluster: webhook %s: its record is malformed: %w", info.ID, err)
 	}
 	h.ID, h.Secret = info.ID, info.Labels[LabelWebhookSecret]
+	if _, ok := info.Labels[LabelWebhookTenant]; ok {
+		sc := store.ScopeOf(map[string]string{store.LabelTenant: info.Labels[LabelWebhookTenant], store.LabelProject: info.Labels[LabelWebhookProject]})
+		h.scope = &sc
+	}
 	if secret.IsRef(h.Secret) {
 		h.SecretRef, h.Secret = h.Secret, ""
 	}

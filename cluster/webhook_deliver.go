@@ -157,6 +157,11 @@ func (ww *webhookWorker) Work(ctx context.Context, job *river.Job[webhookArgs]) 
 		ww.record(ctx, webhookOutput{Outcome: OutcomeFailed, Error: deliveryRemoved})
 		return river.JobCancel(err)
 	}
+	if errors.Is(err, ErrSecretNotAllowed) {
+		ww.record(ctx, webhookOutput{Outcome: OutcomeRetrying, Error: deliverySecret})
+		ww.c.log.Warn("webhook delivery: no signing secret", "webhook", a.Webhook, "err", err)
+		return err
+	}
 	if err != nil {
 		return err
 	}

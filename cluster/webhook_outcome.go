@@ -18,6 +18,9 @@ const (
 	deliveryTimeout = "timeout"
 	deliveryRemoved = "the webhook was removed"
 	deliveryFailed  = "delivery failed"
+	// deliverySecret: the signing secret's reference did not resolve, or
+	// may not be resolved for the webhook's scope (the two read the same).
+	deliverySecret = "signing secret: secret reference not allowed or not found"
 	// deliveryHTTP begins the category of an answer that is not 2xx.
 	deliveryHTTP = "HTTP status "
 )
@@ -48,7 +51,7 @@ func deliveryStatus(status int) string {
 // or River's own) as deliveryFailed.
 func publicError(s string) string {
 	switch s {
-	case "", deliveryRefused, deliveryConnect, deliveryTimeout, deliveryRemoved, deliveryFailed:
+	case "", deliveryRefused, deliveryConnect, deliveryTimeout, deliveryRemoved, deliveryFailed, deliverySecret:
 		return s
 	}
 	if rest, ok := strings.CutPrefix(s, deliveryHTTP); ok && len(rest) >= 3 && strings.Trim(rest[:3], "0123456789") == "" &&

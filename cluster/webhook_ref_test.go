@@ -24,8 +24,9 @@ func TestWebhookSecretReferenceOverAPI(t *testing.T) {
 	const key = "rath-hook-key-CANARY-51f0"
 	t.Setenv("RATH_TEST_HOOK_KEY", key)
 	backends(t, func(t *testing.T, e *env) {
-		// The receiver is on loopback: the operator allows it.
-		cl, err := cluster.Open(t.Context(), e.rt, cluster.Options{WebhookAllow: []string{"127.0.0.1"}})
+		// The receiver is on loopback, and the key in a variable: the
+		// operator allows both.
+		cl, err := cluster.Open(t.Context(), e.rt, cluster.Options{WebhookAllow: []string{"127.0.0.1"}, SecretRoots: []string{"default=secret://env/RATH_TEST_HOOK_"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +80,7 @@ func TestWebhookSecretReferenceOverAPI(t *testing.T) {
 				t.Fatalf("the store holds the key in label %s", k)
 			}
 		}
-		e.worker("a", "--webhook-allow", "127.0.0.1")
+		e.worker("a", "--webhook-allow", "127.0.0.1", "--secret-root", "default=secret://env/RATH_TEST_HOOK_")
 		id := e.submit(`{"steps":1,"latency_ms":1,"idempotent":true}`)
 		e.waitState(id, cluster.StateDone, 30*time.Second)
 		e.waitFor("a delivery signed with the referenced key", 30*time.Second, func() bool {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"sync"
 
+	"github.com/openrath/rath/secret"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -25,11 +26,20 @@ type ownerKey struct{}
 // (the server's /v1). A URL whose host is an address or a name a delivery
 // may not reach (see Options.WebhookAllow) is refused at once, with an
 // error wrapping ErrBadWebhook and ErrWebhookRefused; a name that resolves
-// to one is refused as each delivery connects.
+// to one is refused as each delivery connects. A secret reference outside
+// the secret roots granted to sc (Options.SecretRoots) is refused with an
+// error wrapping ErrBadWebhook and ErrSecretNotAllowed, and its
+// deliveries resolve it only within them (webhook_secret.go).
 func (c *Cluster) AddWebhookIn(ctx context.Context, sc store.Scope, rawURL string, events []string, o WebhookOptions) (*Webhook, error) {
 	if u, err := url.Parse(rawURL); err == nil {
 		if err := c.allow.checkTarget(u); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrBadWebhook, err)
+		}
+	}
+	// The scope as its deliveries will read it from its labels.
+	if o.Secret != "" && secret.IsRef(o.Secret) && !c.roots.allows(store.ScopeOf(sc.Labels()), o.Secret) {
+		if _, err := secret.Parse(o.Secret); err == nil { // a malformed one is AddWebhookWith's to refuse
+			return nil, fmt.Errorf("%w: its signing secret: %w", ErrBadWebhook, ErrSecretNotAllowed)
 		}
 	}
 	return c.AddWebhookWith(context.WithValue(ctx, ownerKey{}, sc), rawURL, events, o)

@@ -53,7 +53,9 @@
 // Every resolution, successful or not, is reported to the registry's
 // observers with the context, the reference and the error (never the
 // value), so that the CLI and the server can record it in the audit log.
-// WithPurpose tells an observer what a resolution was for.
+// WithPurpose tells an observer what a resolution was for, WithActor whom
+// for (a tenant's principal, when a worker resolves the secret of what the
+// tenant added).
 //
 // Errors name the reference, never the value, and wrap one of the
 // package's sentinels (ErrBadRef, ErrUnknownResolver, ErrNotFound,

@@ -89,8 +89,12 @@ type WebhookRequest struct {
 	// Secret, if set, is a secret reference (secret://env/NAME,
 	// secret://file/PATH) to the key the deliveries are signed with: the
 	// store keeps the reference and each worker resolves it as it
-	// delivers. Empty: a random secret, in the answer only.
+	// delivers, within the secret roots the operator grants the caller's
+	// scope. Empty: a random secret, in the answer only.
 	Secret string `json:"secret,omitempty"`
+	// By is the authenticated principal adding it, as the audit log names
+	// it: set by the server, never read from the body.
+	By string `json:"-"`
 }
 
 // ScheduleRequest is the body of POST /v1/schedules.

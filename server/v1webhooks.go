@@ -1,9 +1,12 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
 
+	"github.com/openrath/rath/audit"
 	"github.com/openrath/rath/secret"
+	"github.com/openrath/rath/session"
 )
 
 // v1Webhooks answers GET /v1/webhooks: the webhooks, without their
@@ -14,9 +17,12 @@ func (s *Server) v1Webhooks(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// v1AddWebhook answers POST /v1/webhooks {url, events?}: 201 with the
-// webhook and its secret, which is not shown again; 400 for a URL that is
-// not absolute http(s) or an event that is not a run state.
+// v1AddWebhook answers POST /v1/webhooks {url, events?, secret?}: 201 with
+// the webhook and its secret, which is not shown again; 400 for a URL that
+// is not absolute http(s), a target deliveries may not reach, an event
+// that is not a run state, or a secret reference outside the roots granted
+// to the caller's scope. The webhook records the caller's principal, and
+// its addition is audited (kind webhook).
 func (s *Server) v1AddWebhook(w http.ResponseWriter, r *http.Request) {
 	if !s.needRuns(w, r) {
 		return
@@ -33,13 +39,46 @@ func (s *Server) v1AddWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
+	req.By = principalName(principalOf(ctx))
 	hook, err := s.runs.AddWebhook(ctx, scopeIn(ctx), req)
+	detail := ""
+	if req.Secret != "" {
+		detail = "signed with " + req.Secret
+	}
+	s.auditWebhook(r, "webhook.create", webhookID(hook), detail, err)
 	if err != nil {
 		v1Fail(w, r, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store") // it holds the secret
 	writeJSON(w, http.StatusCreated, hook)
+}
+
+// webhookID is the id of a webhook as the cluster answered it ("" if it
+// has none).
+func webhookID(hook any) session.ID {
+	var h struct {
+		ID session.ID `json:"id"`
+	}
+	if b, err := json.Marshal(hook); err == nil {
+		_ = json.Unmarshal(b, &h)
+	}
+	return h.ID
+}
+
+// auditWebhook records the addition or removal of webhook id (empty: none
+// was added) by the request's principal.
+func (s *Server) auditWebhook(r *http.Request, action string, id session.ID, detail string, err error) {
+	p := principalOf(r.Context())
+	rec := audit.Record{Kind: audit.KindWebhook, Principal: principalName(p), Tenant: p.Tenant, Project: p.Project,
+		Action: action, Resource: "webhook/" + string(id), Outcome: audit.OutcomeOK, Reason: detail}
+	if id == "" {
+		rec.Resource = "webhook"
+	}
+	if err != nil {
+		rec.Outcome, rec.Reason = audit.OutcomeFailed, rec.Reason+" ("+err.Error()+")"
+	}
+	s.audit(r, rec)
 }
 
 // v1RemoveWebhook answers DELETE /v1/webhooks/{id}: 204.
@@ -53,7 +92,9 @@ func (s *Server) v1RemoveWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := detached(r)
 	defer cancel()
-	if err := s.runs.RemoveWebhook(ctx, scopeIn(ctx), id); err != nil {
+	err := s.runs.RemoveWebhook(ctx, scopeIn(ctx), id)
+	s.auditWebhook(r, "webhook.remove", id, "", err)
+	if err != nil {
 		v1Fail(w, r, err)
 		return
 	}

@@ -228,7 +228,7 @@ type newWebhook struct {
 }
 
 func (c clusterRuns) AddWebhook(ctx context.Context, sc store.Scope, req server.WebhookRequest) (any, error) {
-	h, err := c.cl.AddWebhookIn(ctx, sc, req.URL, req.Events, cluster.WebhookOptions{Secret: req.Secret})
+	h, err := c.cl.AddWebhookIn(ctx, sc, req.URL, req.Events, cluster.WebhookOptions{Secret: req.Secret, By: req.By})
 	if err != nil {
 		return nil, kindOf(err)
 	}
