@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -59,8 +58,10 @@ var (
 // Webhook subscribes URL to the run events of Events. The JSON form is
 // what the store keeps and lists (never the secret).
 type Webhook struct {
-	ID  session.ID `json:"id"`
-	URL string     `json:"url"`
+	ID session.ID `json:"id"`
+	// URL is where deliveries are POSTed; as listed or returned, its
+	// credentials are redacted (RedactURL).
+	URL string `json:"url"`
 	// Events are the run states delivered ("done", "failed", ...); empty
 	// for all.
 	Events  []string  `json:"events,omitempty"`
@@ -105,12 +106,12 @@ func (h *Webhook) wants(s State) bool {
 // checkWebhook validates a webhook's URL and events; its errors wrap
 // ErrBadWebhook.
 func checkWebhook(raw string, events []string) error {
-	u, err := url.Parse(raw)
+	u, err := parseWebhookURL(raw)
 	if err != nil {
-		return fmt.Errorf("%w: url %q: %w", ErrBadWebhook, raw, err)
+		return err
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%w: url %q is not an absolute http(s) URL", ErrBadWebhook, raw)
+		return fmt.Errorf("%w: url %q is not an absolute http(s) URL", ErrBadWebhook, RedactURL(raw))
 	}
 	known := []State{StateQueued, StateUnroutable, StateBehind, StateRunning, StateWaitingApproval, StateNeedsReview,
 		StateCancelled, StateFailed, StateDone}
@@ -138,7 +139,8 @@ func (c *Cluster) AddWebhook(ctx context.Context, rawURL string, events []string
 	return c.AddWebhookWith(ctx, rawURL, events, WebhookOptions{})
 }
 
-// AddWebhookWith is AddWebhook with options: with o.Secret, a secret
+// AddWebhookWith is AddWebhook with options. The webhook returned has its
+// URL as it is listed: credentials redacted (RedactURL). With o.Secret, a secret
 // reference, the store keeps the reference and the webhook returned has
 // SecretRef set and no Secret. A secret that is not a well-formed
 // reference is an error wrapping ErrBadWebhook (it is not resolved here:
@@ -166,7 +168,8 @@ func (c *Cluster) AddWebhookWith(ctx context.Context, rawURL string, events []st
 		key = hex.EncodeToString(b)
 	}
 	st := c.rt.Store
-	ses := session.New().Append(session.Note("webhook for " + rawURL))
+	shown := RedactURL(rawURL)
+	ses := session.New().Append(session.Note("webhook for " + shown))
 	if err := st.Commit(store.WithCreateScope(ctx, store.SystemScope), ses, ""); err != nil {
 		return nil, fmt.Errorf("cluster: add webhook: %w", err)
 	}
@@ -175,6 +178,7 @@ func (c *Cluster) AddWebhookWith(ctx context.Context, rawURL string, events []st
 	if err != nil {
 		return nil, err
 	}
+	h.URL = shown // as it is listed from now on
 	labels := map[string]string{LabelKind: kindWebhook, LabelWebhookRecord: string(rec), LabelWebhookSecret: key + ref}
 	maps.Copy(labels, ownerLabels(ctx))
 	if err := st.SetLabels(ctx, h.ID, labels); err != nil {
@@ -189,14 +193,14 @@ func (c *Cluster) AddWebhookWith(ctx context.Context, rawURL string, events []st
 }
 
 // Webhooks lists the cluster's webhooks, oldest first, without their
-// secrets.
+// secrets, their URLs' credentials redacted (RedactURL).
 func (c *Cluster) Webhooks(ctx context.Context) ([]Webhook, error) {
 	hs, err := c.webhooks(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for i := range hs {
-		hs[i].Secret = ""
+		hs[i].Secret, hs[i].URL = "", RedactURL(hs[i].URL)
 	}
 	return hs, nil
 }

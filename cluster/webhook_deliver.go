@@ -179,7 +179,7 @@ func (ww *webhookWorker) Work(ctx context.Context, job *river.Job[webhookArgs]) 
 		// Not retried: the target stays refused until the operator
 		// allows it.
 		ww.record(ctx, webhookOutput{Outcome: OutcomeFailed, Error: deliveryRefused})
-		ww.c.log.Warn("webhook delivery refused", "webhook", h.ID, "url", h.URL, "err", err)
+		ww.c.log.Warn("webhook delivery refused", "webhook", h.ID, "url", RedactURL(h.URL), "err", err)
 		return river.JobCancel(err)
 	case err != nil:
 		ww.record(ctx, webhookOutput{Outcome: OutcomeRetrying, Error: deliveryFailure(err)})
@@ -189,10 +189,10 @@ func (ww *webhookWorker) Work(ctx context.Context, job *river.Job[webhookArgs]) 
 		if err := ww.c.RemoveWebhook(ctx, h.ID); err != nil && !errors.Is(err, ErrNoWebhook) {
 			return err
 		}
-		ww.c.log.Info("webhook unsubscribed: its receiver answered 410 Gone", "webhook", h.ID, "url", h.URL)
+		ww.c.log.Info("webhook unsubscribed: its receiver answered 410 Gone", "webhook", h.ID, "url", RedactURL(h.URL))
 		return nil
 	case status < 200 || status > 299:
-		err := fmt.Errorf("cluster: webhook %s: %s answered status %d", h.ID, h.URL, status)
+		err := fmt.Errorf("cluster: webhook %s: %s answered status %d", h.ID, RedactURL(h.URL), status)
 		ww.record(ctx, webhookOutput{Status: status, Outcome: OutcomeRetrying, Error: deliveryStatus(status)})
 		return err
 	}

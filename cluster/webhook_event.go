@@ -99,7 +99,7 @@ func (c *Cluster) runEvent(ctx context.Context, run *Run) {
 			}
 		}
 		params = append(params, river.InsertManyParams{
-			Args:       webhookArgs{Webhook: h.ID, URL: h.URL, Event: EventRunState, Run: run.ID, State: run.State, At: run.Since, Record: rec},
+			Args:       webhookArgs{Webhook: h.ID, URL: RedactURL(h.URL), Event: EventRunState, Run: run.ID, State: run.State, At: run.Since, Record: rec},
 			InsertOpts: &river.InsertOpts{Queue: WebhookQueue, MaxAttempts: webhookAttempts},
 		})
 	}
