@@ -322,6 +322,7 @@ func (a *app) serveCmd() *cobra.Command {
 	var maxQueued int
 	var minSchedule time.Duration
 	var webhookAllow, secretRoots []string
+	var webhookKey string
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the HTTP API and the web viewer (on loopback by default; elsewhere every request needs a token)",
@@ -350,7 +351,8 @@ func (a *app) serveCmd() *cobra.Command {
 			var work chan error // the in-process worker's end, with --worker
 			var stopWork context.CancelFunc
 			if !noCluster {
-				copts := cluster.Options{Audit: alog, MinScheduleInterval: minSchedule, WebhookAllow: webhookAllow, SecretRoots: secretRoots}
+				copts := cluster.Options{Audit: alog, MinScheduleInterval: minSchedule,
+					WebhookAllow: webhookAllow, SecretRoots: secretRoots, WebhookKeyFile: webhookKey}
 				if withWorker {
 					copts.Log, copts.Deltas = a.stderr, true
 				}
@@ -417,5 +419,6 @@ func (a *app) serveCmd() *cobra.Command {
 	c.Flags().StringVar(&oidcAudience, "oidc-audience", "", "the audience OIDC tokens must name (with --oidc-issuer)")
 	c.Flags().StringSliceVar(&webhookAllow, "webhook-allow", nil, webhookAllowUsage)
 	c.Flags().StringArrayVar(&secretRoots, "secret-root", nil, secretRootUsage)
+	c.Flags().StringVar(&webhookKey, "webhook-key-file", "", webhookKeyUsage)
 	return c
 }

@@ -41,6 +41,7 @@ func (f *clusterFlags) add(c *cobra.Command) {
 	c.Flags().DurationVar(&f.opts.WebhookBackoff, "webhook-backoff", 0, "wait before a failed webhook delivery's first retry, doubling up to 10m (default 5s)")
 	c.Flags().StringSliceVar(&f.opts.WebhookAllow, "webhook-allow", nil, webhookAllowUsage)
 	c.Flags().StringArrayVar(&f.opts.SecretRoots, "secret-root", nil, secretRootUsage)
+	c.Flags().StringVar(&f.opts.WebhookKeyFile, "webhook-key-file", "", webhookKeyUsage)
 }
 
 // webhookAllowUsage describes --webhook-allow, of the commands that
@@ -50,6 +51,9 @@ const webhookAllowUsage = "also deliver webhooks to this CIDR, address, host nam
 // secretRootUsage describes --secret-root, of the commands that add
 // webhooks over /v1 or deliver them.
 const secretRootUsage = "grant a tenant (or one of its projects) the secret references its webhooks may be signed with: TENANT[/PROJECT]=secret://file/DIR or =secret://env/PREFIX, repeatable; by default a tenant may name none"
+
+// webhookKeyUsage describes --webhook-key-file.
+const webhookKeyUsage = "the key webhooks' signing keys are sealed with in the store, created 0600 if missing; every process adding or delivering webhooks needs the same (default webhook.key in the home)"
 
 // cluster opens the cluster on the runtime's store.
 func (a *app) cluster(ctx context.Context, o cluster.Options) (*cluster.Cluster, error) {

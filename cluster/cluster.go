@@ -75,6 +75,12 @@ type Options struct {
 	// refused, and its deliveries resolve nothing outside them. Open
 	// refuses a malformed entry, with an error wrapping ErrBadWebhook.
 	SecretRoots []string
+	// WebhookKeyFile is the key webhooks' signing keys, and their URLs'
+	// credentials, are sealed with in the store (webhook_seal.go): a file
+	// of 64 hex digits, created with mode 0600 when first needed (default
+	// webhook.key in the runtime's home). Every process that adds or
+	// delivers webhooks needs the same key.
+	WebhookKeyFile string
 	// Audit, if set, records the quota decisions of this process: a run
 	// refused, a run made to wait (quota.go).
 	Audit *audit.Log
@@ -129,6 +135,9 @@ type Cluster struct {
 	allow webhookAllow
 	// roots are the secret roots granted to scopes (webhook_secret.go).
 	roots secretRoots
+	// sealer holds the key webhooks' keys are sealed with
+	// (webhook_seal.go).
+	sealer sealer
 	// hookScopes are the scopes of the webhooks seen (webhook_scope.go).
 	hookScopes hookScopeCache
 	// quotas are the quotas, read at most once a second (quota.go).

@@ -35,5 +35,8 @@
 // error. A webhook added for a tenant's scope (AddWebhookIn) may be signed
 // with a secret reference only inside the roots Options.SecretRoots grants
 // that scope, and every failure to resolve one reads the same
-// (ErrSecretNotAllowed).
+// (ErrSecretNotAllowed). A webhook's URL is listed with its credentials
+// redacted (RedactURL); its random signing key, and a URL with
+// credentials, are sealed in the store with a key kept outside it
+// (Options.WebhookKeyFile).
 package cluster

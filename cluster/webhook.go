@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openrath/rath/internal/seal"
 	"github.com/openrath/rath/secret"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -22,7 +23,8 @@ import (
 // (webhook_deliver.go), signed with the webhook's secret. A webhook is a
 // session of the store (LabelKind "webhook") whose labels hold its record
 // (LabelWebhookRecord) and its secret (LabelWebhookSecret, kept to sign
-// deliveries; never listed). Removing it wipes both and closes the session.
+// deliveries, sealed with a key outside the store: webhook_seal.go; never
+// listed). Removing it wipes both and closes the session.
 //
 // A webhook added with a secret reference (WebhookOptions.Secret,
 // "secret://env/HOOK_KEY": package secret) keeps only the reference in the
@@ -37,7 +39,7 @@ const (
 	// secret); empty once it is removed.
 	LabelWebhookRecord = "rath.cluster.webhook.record"
 	// LabelWebhookSecret holds the secret its deliveries are signed with,
-	// or the secret reference to it.
+	// sealed (webhook_seal.go), or the secret reference to it.
 	LabelWebhookSecret = "rath.cluster.webhook.secret"
 )
 
@@ -80,6 +82,9 @@ type Webhook struct {
 	// scope is its scope if it was added for one (AddWebhookIn): its
 	// secret reference is confined to the scope's secret roots.
 	scope *store.Scope
+	// sealedURL is its URL, sealed, if the URL carries credentials (URL
+	// is then redacted until a delivery unseals it).
+	sealedURL string
 }
 
 // WebhookOptions adjust AddWebhookWith.
@@ -167,19 +172,33 @@ func (c *Cluster) AddWebhookWith(ctx context.Context, rawURL string, events []st
 		}
 		key = hex.EncodeToString(b)
 	}
+	var k *seal.Key // before anything is stored: a webhook is not added without it
+	if key != "" || hasCredentials(rawURL) {
+		var err error
+		if k, err = c.sealKey(); err != nil {
+			return nil, fmt.Errorf("cluster: add webhook: %w", err)
+		}
+	}
 	st := c.rt.Store
 	shown := RedactURL(rawURL)
 	ses := session.New().Append(session.Note("webhook for " + shown))
 	if err := st.Commit(store.WithCreateScope(ctx, store.SystemScope), ses, ""); err != nil {
 		return nil, fmt.Errorf("cluster: add webhook: %w", err)
 	}
-	h := &Webhook{ID: ses.ID(), URL: rawURL, Events: events, Created: time.Now().UTC(), Secret: key, SecretRef: ref, By: o.By}
+	// The record keeps the URL as it is listed; the key, and a URL with
+	// credentials, are sealed (webhook_seal.go).
+	h := &Webhook{ID: ses.ID(), URL: shown, Events: events, Created: time.Now().UTC(), Secret: key, SecretRef: ref, By: o.By}
 	rec, err := json.Marshal(h)
 	if err != nil {
 		return nil, err
 	}
-	h.URL = shown // as it is listed from now on
-	labels := map[string]string{LabelKind: kindWebhook, LabelWebhookRecord: string(rec), LabelWebhookSecret: key + ref}
+	labels := map[string]string{LabelKind: kindWebhook, LabelWebhookRecord: string(rec), LabelWebhookSecret: ref}
+	if key != "" {
+		labels[LabelWebhookSecret] = k.Seal([]byte(key), sealPlace(h.ID, LabelWebhookSecret))
+	}
+	if hasCredentials(rawURL) {
+		labels[LabelWebhookURL] = k.Seal([]byte(rawURL), sealPlace(h.ID, LabelWebhookURL))
+	}
 	maps.Copy(labels, ownerLabels(ctx))
 	if err := st.SetLabels(ctx, h.ID, labels); err != nil {
 		return nil, fmt.Errorf("cluster: add webhook: %w", err)
@@ -237,8 +256,14 @@ func (c *Cluster) webhooks(ctx context.Context) ([]Webhook, error) {
 // (and, for the local operator's webhook, the secret package's sentinel).
 func (c *Cluster) webhook(ctx context.Context, id session.ID) (*Webhook, error) {
 	h, err := c.webhookRecord(ctx, id)
-	if err != nil || h.SecretRef == "" {
-		return h, err
+	if err != nil {
+		return nil, err
+	}
+	if err := c.unseal(h); err != nil {
+		return nil, err
+	}
+	if h.SecretRef == "" {
+		return h, nil
 	}
 	ctx = secret.WithPurpose(ctx, "webhook "+string(id))
 	var v secret.Value
@@ -280,7 +305,7 @@ func webhookOf(info store.Info) (*Webhook, error) {
 	if err := json.Unmarshal([]byte(raw), &h); err != nil {
 		return nil, fmt.Errorf("cluster: webhook %s: its record is malformed: %w", info.ID, err)
 	}
-	h.ID, h.Secret = info.ID, info.Labels[LabelWebhookSecret]
+	h.ID, h.Secret, h.sealedURL = info.ID, info.Labels[LabelWebhookSecret], info.Labels[LabelWebhookURL]
 	if _, ok := info.Labels[LabelWebhookTenant]; ok {
 		sc := store.ScopeOf(map[string]string{store.LabelTenant: info.Labels[LabelWebhookTenant], store.LabelProject: info.Labels[LabelWebhookProject]})
 		h.scope = &sc
@@ -299,7 +324,7 @@ func (c *Cluster) RemoveWebhook(ctx context.Context, id session.ID) error {
 		return err
 	}
 	st := c.rt.Store
-	if err := st.SetLabels(ctx, id, map[string]string{LabelWebhookRecord: "", LabelWebhookSecret: ""}); err != nil {
+	if err := st.SetLabels(ctx, id, map[string]string{LabelWebhookRecord: "", LabelWebhookSecret: "", LabelWebhookURL: ""}); err != nil {
 		return fmt.Errorf("cluster: remove webhook %s: %w", id, err)
 	}
 	c.hooks.reset()
