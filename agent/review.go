@@ -81,14 +81,15 @@ func Settle(s *session.Session, node string, calls []session.ToolCall, rs ...Rev
 }
 
 // endsWithTurn reports whether s ends with a turn, followed by nothing but
-// approval chunks (verdicts, reviews, start marks of its calls).
+// approval chunks (verdicts, reviews, start marks of its calls) and the
+// policy's decisions on its calls.
 func endsWithTurn(s *session.Session) bool {
 	for i := s.Len() - 1; i >= 0; i-- {
 		c := s.Chunk(i)
 		if c.Assistant != nil {
 			return true
 		}
-		if c.Approval == nil {
+		if c.Approval == nil && !isPolicyDecision(c) {
 			return false
 		}
 	}
