@@ -52,8 +52,9 @@ func (r *run) facts(kind string) policy.Action {
 // changed since: the record says what was decided then); a record that
 // goes on at this node without one made none, and none is made. ok is
 // false when no decision was made (no decider either): the action goes on
-// as it would without a policy. Kinds that cannot wait for a person have
-// approve recorded as deny.
+// as it would without a policy; so it is when the decider allows by
+// policy.RuleNone (no policy applies). Kinds that cannot wait for a person
+// have approve recorded as deny.
 func (r *run) decide(a policy.Action, subject string) (ru ruling, ok bool, err error) {
 	if r.player != nil {
 		if c, more := r.player.Peek(r.node); more {
@@ -71,6 +72,11 @@ func (r *run) decide(a policy.Action, subject string) (ru ruling, ok bool, err e
 		return ruling{effect: policy.Allow}, false, nil
 	}
 	d, derr := r.pol.Decide(r.ctx, a)
+	if derr == nil && d.Effect == policy.Allow && d.Rule == policy.RuleNone {
+		// No policy applies: the action goes on as it would without a
+		// decider, and nothing is recorded.
+		return ruling{effect: policy.Allow}, false, nil
+	}
 	if derr != nil {
 		d = policy.Denied(policy.RuleError, "the policy could not decide, so the action is denied: "+derr.Error())
 	}

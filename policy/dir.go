@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,18 +24,28 @@ const DefaultReload = time.Second
 //	<dir>/<tenant>/default.json     the policy of the tenant's projects without one
 //
 // An action is decided by the file of its Tenant and Project ("default"
-// for either when empty); with neither file, by the built-in rule alone
-// (approve a call to a tool that is not idempotent and whose risk is high,
-// allow the rest). A file is looked at again at most every reload interval
-// (DefaultReload) when decisions are asked, and reloaded when its size or
-// modification time changed or another file now applies. A file that
-// fails to load — at first or on a reload — denies every action of its
-// projects, with the load error as the reason, until it is fixed (the
-// policy in force before is not kept: fail closed). Dir is safe for
-// concurrent use.
+// for either when empty); with neither file — or no directory at all —
+// by the built-in rule alone (approve a call to a tool that is not
+// idempotent and whose risk is high; allow the rest, rule RuleNone). The
+// directory need not exist when it is opened: it is followed whether or
+// not it exists, so a file written into it later, or into a directory
+// made later, takes effect without reopening. A file is looked at again
+// at most every reload interval (DefaultReload) when decisions are asked,
+// and reloaded when its size or modification time changed or another file
+// now applies.
+//
+// A file that fails to load is reported (Policy, Check, and the logger of
+// WithLogger) with an error naming the file and the rule at fault. If the
+// same file loaded before, its last good rules stay in force, with the
+// built-in rule, until it is fixed: an edit that breaks a file does not
+// open or close everything at once. A file that is broken when first seen
+// (no good rules of it to keep) denies every action of its projects, with
+// the load error as the reason, until it is fixed: fail closed. Dir is
+// safe for concurrent use.
 type Dir struct {
 	root     string
 	interval time.Duration
+	log      *slog.Logger // nil: say nothing
 	mu       sync.RWMutex
 	projects map[[2]string]*entry
 }
@@ -46,13 +57,20 @@ type DirOption func(*Dir)
 // on every decision).
 func ReloadEvery(d time.Duration) DirOption { return func(x *Dir) { x.interval = d } }
 
-// OpenDir returns the Dir of policy files under root, a directory.
+// WithLogger has the Dir say on log when a file takes effect and when one
+// fails to load (once per change of the file, not per decision).
+func WithLogger(log *slog.Logger) DirOption { return func(x *Dir) { x.log = log } }
+
+// OpenDir returns the Dir of policy files under root: a directory, or a
+// path where none exists yet (the built-in rule decides until it does).
+// A root that exists and is not a directory is an error.
 func OpenDir(root string, opts ...DirOption) (*Dir, error) {
 	fi, err := os.Stat(root)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
 		return nil, fmt.Errorf("policy: %w", err)
-	}
-	if !fi.IsDir() {
+	case !fi.IsDir():
 		return nil, fmt.Errorf("policy: %s is not a directory", root)
 	}
 	d := &Dir{root: root, interval: DefaultReload, projects: map[[2]string]*entry{}}
@@ -77,8 +95,10 @@ type loaded struct {
 	file string    // the file in force ("" for none)
 	size int64
 	mod  time.Time
-	pol  *Policy // nil: the built-in rule alone
-	err  error   // the file failed to load: deny
+	pol  *Policy // nil: the built-in rule alone (or, with err, deny)
+	// err: the file failed to load. With pol, its last good rules are
+	// kept; without, every action is denied.
+	err error
 }
 
 // Decide decides a by the policy of its tenant and project.
@@ -91,14 +111,16 @@ func (d *Dir) Decide(ctx context.Context, a Action) (Decision, error) {
 		return Denied(RuleLoad, "project: "+err.Error()), nil
 	}
 	l := d.current(tenant, project)
-	if l.err != nil {
+	if l.err != nil && l.pol == nil {
 		return Denied(RuleLoad, l.err.Error()), nil
 	}
 	return l.pol.Decide(ctx, a)
 }
 
 // Policy returns the policy in force for a tenant and project (nil: the
-// built-in rule alone), or the error its file fails to load with.
+// built-in rule alone) and the error its file fails to load with, if it
+// does: then the policy is the file's last good rules, kept, or nil when
+// it never loaded (every action is denied).
 func (d *Dir) Policy(tenant, project string) (*Policy, error) {
 	tenant, project = orDefault(tenant), orDefault(project)
 	if err := errors.Join(checkName(tenant), checkName(project)); err != nil {
@@ -160,6 +182,7 @@ func (d *Dir) current(tenant, project string) *loaded {
 	}
 	next := d.look(tenant, project, l)
 	e.st.Store(next)
+	d.report(tenant, project, l, next)
 	return next
 }
 
@@ -181,7 +204,8 @@ func (d *Dir) entry(tenant, project string) *entry {
 }
 
 // look finds the file in force for tenant and project and loads it if it
-// is not prev's.
+// is not prev's. A file that fails to load keeps the rules it last loaded
+// with (prev's, when prev is that file's).
 func (d *Dir) look(tenant, project string, prev *loaded) *loaded {
 	now := time.Now()
 	for _, name := range []string{project, "default"} {
@@ -191,10 +215,10 @@ func (d *Dir) look(tenant, project string, prev *loaded) *loaded {
 			continue
 		}
 		if err != nil {
-			return &loaded{at: now, file: path, err: fmt.Errorf("policy %s: %w", path, err)}
+			return d.failed(prev, &loaded{at: now, file: path, err: fmt.Errorf("policy %s: %w", path, err)})
 		}
 		if !fi.Mode().IsRegular() {
-			return &loaded{at: now, file: path, err: fmt.Errorf("policy %s: not a regular file", path)}
+			return d.failed(prev, &loaded{at: now, file: path, err: fmt.Errorf("policy %s: not a regular file", path)})
 		}
 		if prev != nil && prev.file == path && prev.size == fi.Size() && prev.mod.Equal(fi.ModTime()) &&
 			(prev.err == nil || errors.Is(prev.err, ErrInvalid)) {
@@ -202,8 +226,43 @@ func (d *Dir) look(tenant, project string, prev *loaded) *loaded {
 			again.at = now
 			return &again
 		}
-		pol, err := Load(path)
-		return &loaded{at: now, file: path, size: fi.Size(), mod: fi.ModTime(), pol: pol, err: err}
+		next := &loaded{at: now, file: path, size: fi.Size(), mod: fi.ModTime()}
+		if next.pol, next.err = Load(path); next.err != nil {
+			return d.failed(prev, next)
+		}
+		return next
 	}
 	return &loaded{at: now}
+}
+
+// failed is next, a file that failed to load, with the rules that file
+// last loaded with (prev's) kept.
+func (d *Dir) failed(prev, next *loaded) *loaded {
+	next.pol = nil
+	if prev != nil && prev.file == next.file {
+		next.pol = prev.pol
+	}
+	return next
+}
+
+// report says on the Dir's logger what changed from prev to next.
+func (d *Dir) report(tenant, project string, prev, next *loaded) {
+	if d.log == nil {
+		return
+	}
+	same := prev != nil && prev.file == next.file && prev.size == next.size && prev.mod.Equal(next.mod) &&
+		(prev.err == nil) == (next.err == nil)
+	switch {
+	case same:
+	case next.err != nil && next.pol != nil:
+		d.log.Warn("a policy file does not load: its last good rules stay in force until it is fixed",
+			"tenant", tenant, "project", project, "err", next.err)
+	case next.err != nil:
+		d.log.Warn("a policy file does not load: its projects' actions are denied until it is fixed",
+			"tenant", tenant, "project", project, "err", next.err)
+	case next.file != "":
+		d.log.Info("policy in force", "tenant", tenant, "project", project, "file", next.file)
+	case prev != nil && prev.file != "":
+		d.log.Info("no policy file applies any longer: the built-in rule alone", "tenant", tenant, "project", project)
+	}
 }

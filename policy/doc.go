@@ -11,12 +11,18 @@
 // effect it has when true. The first rule that holds decides; a rule that
 // fails to evaluate denies. Without a deciding rule a built-in one asks
 // for approval of a call to a tool that is not idempotent and whose risk is
-// high, and then the file's default (allow) applies.
+// high, and then the file's default (allow) applies. The built-in rule
+// applies without any file too: the nil *Policy, and a Dir without a file
+// for the action's tenant and project, decide by it and allow the rest by
+// RuleNone (no policy applies).
 //
 // Dir keeps one file per tenant and project (<dir>/<tenant>/<project>.json,
-// else <dir>/<tenant>/default.json), reloaded when it changes; a file that
-// fails to load denies every action of its projects until it is fixed.
-// The agent loop (package agent) consults the Decider of its Config or of
-// its context (WithDecider, From) and records every decision as a decision
-// chunk of the session. See docs/policy.md.
+// else <dir>/<tenant>/default.json), reloaded when it changes, the
+// directory followed whether or not it exists yet. A file broken by a
+// rewrite keeps its last good rules in force (with the built-in rule) and
+// says why; one broken when first seen denies every action of its projects
+// until it is fixed. The agent loop (package agent) consults the Decider
+// of its Config or of its context (WithDecider, From) and records every
+// decision a policy made as a decision chunk of the session (not those of
+// RuleNone). See docs/policy.md.
 package policy

@@ -48,6 +48,10 @@ const (
 	// RuleDefault is the file's default effect (allow if it has none, or
 	// there is no file).
 	RuleDefault = "default"
+	// RuleNone allows an action no policy decides: no file applies to its
+	// tenant and project (or the Policy is nil) and the built-in rule does
+	// not hold. Such a decision is made by no one; the agent records none.
+	RuleNone = "none"
 	// RuleLoad denies the actions of a project whose policy file fails to
 	// load.
 	RuleLoad = "load"

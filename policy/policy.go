@@ -16,7 +16,7 @@ type Decider interface {
 }
 
 // Policy is a compiled policy file; it is safe for concurrent use. The
-// nil *Policy has no rules (the built-in rule, then allow).
+// nil *Policy has no rules: the built-in rule, then allow (RuleNone).
 type Policy struct {
 	name  string
 	rules []rule
@@ -72,7 +72,8 @@ func (p *Policy) Name() string {
 
 // Decide decides a: the first rule whose condition holds; else the
 // built-in rule (a call to a tool that is not idempotent and whose risk is
-// high needs approval); else the default. A condition that fails to
+// high needs approval); else the default (RuleDefault; for the nil
+// Policy, allow by RuleNone). A condition that fails to
 // evaluate (an error, a value that is not a bool, a cost over the bound)
 // denies, naming the rule. The error is always nil.
 func (p *Policy) Decide(_ context.Context, a Action) (Decision, error) {
@@ -100,13 +101,8 @@ func (p *Policy) Decide(_ context.Context, a Action) (Decision, error) {
 	if a.Kind == KindTool && !a.Idempotent && a.Risk == RiskHigh {
 		return Decision{Effect: Approve, Rule: RuleBuiltin, Reason: "the tool is not idempotent and its risk is high"}, nil
 	}
-	def := Allow
-	if p != nil {
-		def = p.def
-	}
-	reason := "no rule decided"
 	if p == nil {
-		reason = "no policy rules"
+		return Decision{Effect: Allow, Rule: RuleNone, Reason: "no policy applies"}, nil
 	}
-	return Decision{Effect: def, Rule: RuleDefault, Reason: reason}, nil
+	return Decision{Effect: p.def, Rule: RuleDefault, Reason: "no rule decided"}, nil
 }

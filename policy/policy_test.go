@@ -132,7 +132,11 @@ func TestHighRiskNeedsApprovalByDefault(t *testing.T) {
 			{Kind: KindExec, Tool: "run_command", Risk: RiskHigh},
 			{Kind: KindTool, Tool: "mystery"},
 		} {
-			if got := decide(t, d, a); got.Effect != Allow || got.Rule != RuleDefault {
+			want := RuleDefault
+			if d == (*Policy)(nil) {
+				want = RuleNone // no policy at all
+			}
+			if got := decide(t, d, a); got.Effect != Allow || got.Rule != want {
 				t.Fatalf("%+v: %s", a, got)
 			}
 		}
