@@ -57,9 +57,12 @@ type Config struct {
 	Tracing trace.TracerProvider
 	// Policies is the directory of policy files (policy.Dir: one file per
 	// tenant and project, reloaded when changed) that decide every action
-	// of the runs the runtime starts: $RATH_POLICIES, else <home>/policies
-	// if it exists; none (no policy decides) otherwise. A directory named
-	// here must exist.
+	// of the runs the runtime starts: $RATH_POLICIES, else <home>/policies.
+	// The directory is followed whether or not it exists yet: until a file
+	// applies to a run's scope, the built-in rule decides (a call to a
+	// tool that is not idempotent and whose risk is high needs approval).
+	// A directory named here or by $RATH_POLICIES must exist when the
+	// runtime opens (a misspelt path is an error, not an empty policy).
 	Policies string
 }
 
@@ -70,8 +73,9 @@ type Runtime struct {
 	MemoryURL string // Config.Memory, resolved
 	Store     store.Store
 	Sandboxes *sandbox.Pool
-	// Policy decides the actions of the runs the runtime starts (the
-	// policy.Dir of Config.Policies; nil: none).
+	// Policy decides the actions of the runs the runtime starts: the
+	// policy.Dir of Config.Policies, never nil from Open (without a file,
+	// the built-in rule decides).
 	Policy policy.Decider
 
 	mu       sync.Mutex // guards memory, closers and pg
@@ -110,9 +114,7 @@ func (cfg Config) Resolve() Config {
 		cfg.Policies = os.Getenv("RATH_POLICIES")
 	}
 	if cfg.Policies == "" {
-		if fi, err := os.Stat(filepath.Join(cfg.Home, "policies")); err == nil && fi.IsDir() {
-			cfg.Policies = filepath.Join(cfg.Home, "policies")
-		}
+		cfg.Policies = filepath.Join(cfg.Home, "policies")
 	}
 	return cfg
 }
@@ -137,36 +139,21 @@ func sqliteIn(dir, file string) string {
 
 // Open opens the runtime: the home directory (created 0700), the store.
 func Open(ctx context.Context, cfg Config) (*Runtime, error) {
+	named := cfg.Policies != "" || os.Getenv("RATH_POLICIES") != ""
 	cfg = cfg.Resolve()
 	if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
 		return nil, fmt.Errorf("rath: home %s: %w", cfg.Home, err)
 	}
-	var dir *policy.Dir
-	if cfg.Policies != "" {
-		d, err := policy.OpenDir(cfg.Policies)
-		if err != nil {
-			return nil, fmt.Errorf("rath: policies: %w", err)
-		}
-		log := cfg.Logger
-		if log == nil {
-			log = slog.Default()
-		}
-		if err := d.Check(); err != nil {
-			// Not fatal: the projects of a broken file deny every action
-			// until it is fixed.
-			log.Warn("a policy file does not load: its projects' actions are denied until it is fixed", "err", err)
-		}
-		dir = d
+	dir, err := openPolicies(cfg, named)
+	if err != nil {
+		return nil, err
 	}
 	st, err := store.Open(ctx, cfg.Store)
 	if err != nil {
 		return nil, err
 	}
 	r := &Runtime{Home: cfg.Home, StoreURL: cfg.Store, MemoryURL: cfg.Memory, Store: st, Sandboxes: sandbox.NewPool(),
-		embedder: cfg.Embedder, log: cfg.Logger}
-	if dir != nil {
-		r.Policy = dir
-	}
+		embedder: cfg.Embedder, log: cfg.Logger, Policy: dir}
 	if cfg.Tracing != nil {
 		lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 		follow, err := otel.StartLive(lctx, st, cfg.Tracing) // watching before any run commits

@@ -11,8 +11,8 @@ import (
 	"github.com/openrath/rath/policy"
 )
 
-// The runtime's policy directory (<home>/policies when it exists, or
-// Config.Policies, or $RATH_POLICIES) decides the actions of its runs.
+// The runtime's policy directory (Config.Policies, or $RATH_POLICIES, or
+// <home>/policies) decides the actions of its runs.
 func TestRuntimePolicies(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
@@ -76,7 +76,7 @@ func TestRuntimePolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer none.Close()
-	if none.Policy != nil {
-		t.Fatal("a policy without a policies directory")
+	if none.Policy == nil {
+		t.Fatal("no policy without a policies directory: the built-in rule does not apply")
 	}
 }

@@ -155,8 +155,10 @@ func (a *app) runtime(ctx context.Context) (*rath.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A worker says what it opened in its own words; the runtime's
+	// warnings (a policy file that does not load) go to stderr.
 	rt, err := rath.Open(ctx, rath.Config{Home: a.home, Store: a.storeURL, Memory: mem,
-		Logger: slog.New(slog.DiscardHandler)}) // a worker says what it opened in its own words
+		Logger: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return nil, err
 	}

@@ -18,8 +18,9 @@ import (
 // TestPolicyOnClusterRuns: a worker decides a run's actions by the policy
 // of the run's tenant and project (<home>/policies/T/P.json): acme/web's
 // denies the example's tool, so its run records no effect and its session
-// holds the deny decisions; a run of the default scope, without a policy
-// file, records its effects; every decision is in the audit log.
+// holds the deny decisions; a run of the default scope, under a policy
+// file without rules, records its effects; every decision is in the audit
+// log. (Where no file applies nothing is decided, and nothing audited.)
 func TestPolicyOnClusterRuns(t *testing.T) {
 	home := t.TempDir()
 	e := newEnv(t, home, "sqlite://"+filepath.Join(home, "rath.db"))
@@ -31,6 +32,12 @@ func TestPolicyOnClusterRuns(t *testing.T) {
 	rules := `{"rules": [{"name": "no-effects", "when": "action.kind == 'tool' && action.tool == 'record_effect'",
 		"effect": "deny", "reason": "acme/web records nothing"}]}`
 	if err := os.WriteFile(filepath.Join(dir, "web.json"), []byte(rules), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, "policies", "default"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "policies", "default", "default.json"), []byte(`{}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	e.worker("a")

@@ -18,6 +18,7 @@ import (
 
 	"github.com/openrath/rath/cli"
 	"github.com/openrath/rath/examples/engineering"
+	"github.com/openrath/rath/policy"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -79,7 +80,7 @@ func demo(ctx context.Context, e cli.Env, live bool) error {
 	if err != nil {
 		return err
 	}
-	res, err := engineering.Run(ctx, rt, pending)
+	res, err := engineering.Run(policy.WithDecider(ctx, demoPolicy{rt.Policy}), rt, pending)
 	stop()
 	if res == nil || res.Dossier == "" {
 		os.RemoveAll(pending)

@@ -85,7 +85,9 @@ func emptyPostgres(t *testing.T, db string) {
 // runs `go test` in its sandbox with GOCACHE=<home>/cache/go-build: a cold
 // cache compiles the standard library first, a minute and more per case).
 // The local sandbox also keeps that cache out of a workspace: under bwrap
-// the example copies the home's cache into each one.
+// the example copies the home's cache into each one. The examples' policy
+// (examples/policies: their commands run without a person's approval) is
+// the runs' policy.
 func newCase(t *testing.T, bin, storeURL, gocache string) *built {
 	t.Helper()
 	home := filepath.Join(t.TempDir(), "home")
@@ -100,7 +102,11 @@ func newCase(t *testing.T, bin, storeURL, gocache string) *built {
 		}
 	}
 	c := &built{t: t, bin: bin, home: home, storeURL: storeURL}
-	c.env = []string{"TMPDIR=" + filepath.Join(home, "tmp"), "RATH_OFFLINE=1", "RATH_EXAMPLE_SANDBOX=local", "RATH_EXAMPLE_MODEL=", "RATH_POLICIES="}
+	policies, err := filepath.Abs(filepath.Join("..", "..", "examples", "policies"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.env = []string{"TMPDIR=" + filepath.Join(home, "tmp"), "RATH_OFFLINE=1", "RATH_EXAMPLE_SANDBOX=local", "RATH_EXAMPLE_MODEL=", "RATH_POLICIES=" + policies}
 	return c
 }
 

@@ -36,8 +36,12 @@
 // never a failure; the report at the end says which backends ran, in which
 // sandbox, and what each saw.
 //
-//	go run ./cmd/rath run placement
+//	RATH_POLICIES=examples/policies go run ./cmd/rath run placement
 //	go run ./cmd/rath show <the printed id>
+//
+// run_command is not idempotent and its risk is high: without a policy
+// that allows it (examples/policies does), each call waits for a person's
+// approval (docs/policy.md).
 //
 // Sandbox workspaces are kept under $RATH_HOME/workspaces (./.rath/workspaces
 // without it), one directory per sandbox id.

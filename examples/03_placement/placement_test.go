@@ -38,7 +38,7 @@ func TestPlacement(t *testing.T) {
 	t.Setenv("RATH_HOME", home) // where the sandboxes' workspaces go
 	placement.Log = io.Discard
 	ctx := context.Background()
-	rt, err := rath.Open(ctx, rath.Config{Home: home})
+	rt, err := rath.Open(ctx, rath.Config{Home: home, Policies: "../policies"})
 	if err != nil {
 		t.Fatal(err)
 	}

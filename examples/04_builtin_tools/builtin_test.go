@@ -27,7 +27,7 @@ func TestBuiltinTools(t *testing.T) {
 		}
 		t.Log("bwrap cannot run here: the example runs on the local backend")
 	}
-	rt, err := rath.Open(ctx, rath.Config{Home: home})
+	rt, err := rath.Open(ctx, rath.Config{Home: home, Policies: "../policies"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,10 @@
 // sandbox opens at the first tool call and its workspace stays afterwards,
 // under $RATH_HOME/workspaces/<sandbox id>.
 //
-//	go run ./cmd/rath run builtin-tools
+//	RATH_POLICIES=examples/policies go run ./cmd/rath run builtin-tools
 //	go run ./cmd/rath show <the printed id>
+//
+// run_command is not idempotent and its risk is high: without a policy
+// that allows it (examples/policies does), each call waits for a person's
+// approval (docs/policy.md).
 package builtintools

@@ -153,7 +153,7 @@ func scan(t *testing.T, home, storeURL, pgURL string) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
 	defer func() { _ = tp.Shutdown(ctx) }()
 
-	rt, err := rath.Open(ctx, rath.Config{Home: home, Store: storeURL, Logger: logger, Tracing: tp})
+	rt, err := rath.Open(ctx, rath.Config{Home: home, Store: storeURL, Logger: logger, Tracing: tp, Policies: "../policies"})
 	if err != nil {
 		t.Fatal(err)
 	}

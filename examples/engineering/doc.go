@@ -58,5 +58,9 @@
 // results: it opens no sandbox and writes no memory.
 //
 //	go run ./cmd/rath demo
-//	go run ./cmd/rath run engineering
+//	RATH_POLICIES=examples/policies go run ./cmd/rath run engineering
+//
+// run_command is not idempotent and its risk is high: without a policy
+// that allows it (examples/policies does), each call waits for a person's
+// approval (docs/policy.md); rath demo gives that approval for its tests.
 package engineering

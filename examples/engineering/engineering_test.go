@@ -22,7 +22,7 @@ func TestRun(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("RATH_HOME", home) // sandbox workspaces go under $RATH_HOME
 	ctx := t.Context()
-	rt, err := rath.Open(ctx, rath.Config{Home: home})
+	rt, err := rath.Open(ctx, rath.Config{Home: home, Policies: "../policies"})
 	if err != nil {
 		t.Fatal(err)
 	}

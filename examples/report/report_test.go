@@ -23,7 +23,7 @@ func open(t *testing.T) *rath.Runtime {
 	t.Setenv("RATH_OFFLINE", "1")
 	home := t.TempDir()
 	t.Setenv("RATH_HOME", home) // sandbox workspaces live under it
-	rt, err := rath.Open(context.Background(), rath.Config{Home: home})
+	rt, err := rath.Open(context.Background(), rath.Config{Home: home, Policies: "../policies"})
 	if err != nil {
 		t.Fatal(err)
 	}

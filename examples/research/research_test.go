@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/openrath/rath"
+	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/examples/research"
 	"github.com/openrath/rath/export"
 	"github.com/openrath/rath/memory"
@@ -24,7 +25,7 @@ func open(t *testing.T) *rath.Runtime {
 	t.Setenv("RATH_OFFLINE", "1")
 	home := t.TempDir()
 	t.Setenv("RATH_HOME", home) // sandbox workspaces live under it
-	rt, err := rath.Open(context.Background(), rath.Config{Home: home})
+	rt, err := rath.Open(context.Background(), rath.Config{Home: home, Policies: "../policies"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,6 +43,12 @@ func chunks(s *session.Session, keep func(session.Chunk) bool) []session.Chunk {
 	return out
 }
 
+// routing keeps the workflow's own decisions (not the policy's on its
+// agents' actions).
+func routing(c session.Chunk) bool {
+	return c.Decision != nil && c.Decision.Selector != agent.PolicySelector
+}
+
 func TestResearchEvidence(t *testing.T) {
 	ctx := context.Background()
 	rt := open(t)
@@ -56,7 +63,7 @@ func TestResearchEvidence(t *testing.T) {
 
 	// Decisions: the baseline first (memory was empty), then standardised
 	// features, because the recorded feature spreads differ by ~550x.
-	ds := chunks(out, func(c session.Chunk) bool { return c.Decision != nil })
+	ds := chunks(out, routing)
 	if len(ds) != 2 || ds[0].Decision.Choice != research.RouteBaseline || ds[1].Decision.Choice != research.RouteScale ||
 		ds[0].Decision.Selector != "next-experiment" || !strings.Contains(ds[1].Decision.Reason, "standardise") ||
 		!strings.Contains(ds[1].Decision.Reason, "552x") || len(ds[1].Decision.Candidates) != 4 {
@@ -115,9 +122,15 @@ func TestResearchEvidence(t *testing.T) {
 		t.Fatalf("stored run: %+v, %v", info, err)
 	}
 	d := readDossier(t, dir, index)
-	if len(d.Decisions) != 2 || len(d.Approvals) != 2 || len(d.Memory) != 2 || len(d.ToolCalls) != 3 || !d.Verify.OK {
-		t.Fatalf("dossier: %d decisions, %d approvals, %d memory, %d tool calls, verify %+v",
-			len(d.Decisions), len(d.Approvals), len(d.Memory), len(d.ToolCalls), d.Verify)
+	routes := 0
+	for _, r := range d.Decisions {
+		if r.Selector != agent.PolicySelector {
+			routes++
+		}
+	}
+	if routes != 2 || len(d.Approvals) != 2 || len(d.Memory) != 2 || len(d.ToolCalls) != 3 || !d.Verify.OK {
+		t.Fatalf("dossier: %d decisions of the workflow, %d approvals, %d memory, %d tool calls, verify %+v",
+			routes, len(d.Approvals), len(d.Memory), len(d.ToolCalls), d.Verify)
 	}
 }
 
@@ -138,7 +151,7 @@ func TestResearchRecallsWhatItLearnt(t *testing.T) {
 	}
 	hit := recall[0].Memory.Hits[0]
 	// The memory decided the first experiment, and the decision says so.
-	ds := chunks(second, func(c session.Chunk) bool { return c.Decision != nil })
+	ds := chunks(second, routing)
 	if len(ds) != 1 || ds[0].Decision.Choice != research.RouteReuseBest || !strings.Contains(ds[0].Decision.Reason, string(hit.Writer)) {
 		t.Fatalf("decisions: %+v", ds)
 	}
