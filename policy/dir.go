@@ -35,7 +35,9 @@ const DefaultReload = time.Second
 // now applies.
 //
 // A file that fails to load is reported (Policy, Check, and the logger of
-// WithLogger) with an error naming the file and the rule at fault. If the
+// WithLogger) with an error naming the file and the rule at fault; the
+// reason of a decision, which the run's tenant sees, names the file
+// relative to the directory instead, never by the server's path. If the
 // same file loaded before, its last good rules stay in force, with the
 // built-in rule, until it is fixed: an edit that breaks a file does not
 // open or close everything at once. A file that is broken when first seen
@@ -73,7 +75,7 @@ func OpenDir(root string, opts ...DirOption) (*Dir, error) {
 	case !fi.IsDir():
 		return nil, fmt.Errorf("policy: %s is not a directory", root)
 	}
-	d := &Dir{root: root, interval: DefaultReload, projects: map[[2]string]*entry{}}
+	d := &Dir{root: filepath.Clean(root), interval: DefaultReload, projects: map[[2]string]*entry{}}
 	for _, o := range opts {
 		o(d)
 	}
@@ -99,6 +101,9 @@ type loaded struct {
 	// err: the file failed to load. With pol, its last good rules are
 	// kept; without, every action is denied.
 	err error
+	// public is err as a decision shows it to the run's tenant: the file
+	// named relative to the directory, no server path.
+	public string
 }
 
 // Decide decides a by the policy of its tenant and project.
@@ -112,7 +117,7 @@ func (d *Dir) Decide(ctx context.Context, a Action) (Decision, error) {
 	}
 	l := d.current(tenant, project)
 	if l.err != nil && l.pol == nil {
-		return Denied(RuleLoad, l.err.Error()), nil
+		return Denied(RuleLoad, l.public), nil
 	}
 	return l.pol.Decide(ctx, a)
 }
@@ -238,6 +243,7 @@ func (d *Dir) look(tenant, project string, prev *loaded) *loaded {
 // failed is next, a file that failed to load, with the rules that file
 // last loaded with (prev's) kept.
 func (d *Dir) failed(prev, next *loaded) *loaded {
+	next.public = d.public(next.err)
 	next.pol = nil
 	if prev != nil && prev.file == next.file {
 		next.pol = prev.pol

@@ -99,7 +99,7 @@ func TestDirFailsClosed(t *testing.T) {
 	}
 	model := Action{Kind: KindModel, Tenant: "acme", Project: "web"}
 	got := decide(t, d, model)
-	if got.Effect != Deny || got.Rule != RuleLoad || !strings.Contains(got.Reason, path) || !strings.Contains(got.Reason, `rule "broken"`) {
+	if got.Effect != Deny || got.Rule != RuleLoad || !strings.Contains(got.Reason, filepath.Join("acme", "web.json")) || !strings.Contains(got.Reason, `rule "broken"`) {
 		t.Fatalf("a broken file: %s", got)
 	}
 	write(t, path, denyTools)
