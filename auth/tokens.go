@@ -84,6 +84,22 @@ func (i Info) Active(now time.Time) bool {
 }
 
 // principal is the principal the token authenticates as.
+// checkScope reports whether i's tenant and project are valid names (an
+// empty one is the default).
+func (i Info) checkScope() error {
+	if i.Tenant != "" {
+		if err := CheckScope(i.Tenant); err != nil {
+			return fmt.Errorf("tenant: %w", err)
+		}
+	}
+	if i.Project != "" {
+		if err := CheckScope(i.Project); err != nil {
+			return fmt.Errorf("project: %w", err)
+		}
+	}
+	return nil
+}
+
 func (i Info) principal() Principal {
 	return Principal{ID: i.ID, Kind: KindToken, Name: i.Name, Tenant: i.Tenant, Project: i.Project, Grants: slices.Clone(i.Grants)}
 }

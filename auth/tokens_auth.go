@@ -25,7 +25,8 @@ type cached struct {
 
 // Authenticate returns the principal of a token's secret. A credential
 // without TokenPrefix is an error wrapping ErrUnrecognized; an unknown,
-// revoked or expired token, ErrUnauthenticated.
+// revoked or expired token, or one whose record names an invalid tenant or
+// project (CheckScope), ErrUnauthenticated.
 //
 // What it reads is trusted for the cache TTL (DefaultCacheTTL): a token
 // revoked by another process stops working here within it, one revoked by
@@ -46,6 +47,10 @@ func (t *Tokens) Authenticate(ctx context.Context, bearer string) (Principal, er
 	}
 	if !info.Active(now) {
 		return Principal{}, fmt.Errorf("%w: token %s has expired or was revoked", ErrUnauthenticated, info.ID)
+	}
+	if err := info.checkScope(); err != nil {
+		// A record made before its names were checked, or edited since.
+		return Principal{}, fmt.Errorf("%w: token %s: %w", ErrUnauthenticated, info.ID, err)
 	}
 	return info.principal(), nil
 }

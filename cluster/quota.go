@@ -84,6 +84,9 @@ func (c *Cluster) SetQuota(ctx context.Context, q Quota) (*Quota, error) {
 		if n == "" || strings.ContainsAny(n, "/~") {
 			return nil, fmt.Errorf("%w: tenant %q and project %q must both be named", ErrBadQuota, q.Tenant, q.Project)
 		}
+		if err := store.CheckScopeName(n); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBadQuota, err)
+		}
 	}
 	sc := q.scope()
 	key := scopeKey(sc)

@@ -144,12 +144,16 @@ func (s *Schedule) check(now time.Time, minInterval time.Duration) error {
 // schedule without a tenant or project is ctx's scope's (runctx.Scope);
 // PauseSchedule and RemoveSchedule find a name in ctx's scope. Its first tick is
 // the first after now. A name in use is an error wrapping
-// ErrScheduleExists; an invalid schedule, ErrBadSchedule.
+// ErrScheduleExists; an invalid schedule (a tenant or project named "."
+// or "..", say), ErrBadSchedule.
 func (c *Cluster) AddSchedule(ctx context.Context, s Schedule) (*Schedule, error) {
 	now := time.Now().UTC()
 	s.Cron = strings.TrimSpace(s.Cron)
 	if err := s.check(now, c.opts.MinScheduleInterval); err != nil {
 		return nil, err
+	}
+	if err := (store.Scope{Tenant: s.Tenant, Project: s.Project}).Check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadSchedule, err)
 	}
 	s.Needs = maps.Clone(s.Needs)
 	// A schedule is its scope's — s's, else ctx's (runctx.Scope): its runs

@@ -23,7 +23,8 @@ type SubmitOptions struct {
 	// Tenant and Project are the scope the run belongs to ("":
 	// DefaultTenant, store.DefaultScope): its sessions are born in it, its
 	// idempotency key is among its scope's, it counts toward its scope's
-	// quotas.
+	// quotas. A name store.CheckScopeName refuses (".", "..") is an
+	// error wrapping store.ErrBadScope.
 	Tenant, Project string
 	// Session, if set, is a stored session the run continues: its input
 	// is a fork of it carrying what the session's earlier runs added, and
@@ -155,6 +156,9 @@ func scopeOf(o SubmitOptions) store.Scope {
 // prepare builds a run's input, routes it, and makes its record, and the
 // labels that hold it with any others given (key, value, ...).
 func (c *Cluster) prepare(ctx context.Context, name string, o SubmitOptions, also ...string) (*prepared, error) {
+	if err := (store.Scope{Tenant: o.Tenant, Project: o.Project}).Check(); err != nil {
+		return nil, fmt.Errorf("cluster: submit %s: %w", name, err)
+	}
 	w, err := rath.LookupWorkflow(name)
 	if err != nil {
 		return nil, err
