@@ -60,10 +60,12 @@ func TestResumeFailedRun(t *testing.T) {
 // again.
 func TestResumeCancelledRun(t *testing.T) {
 	backends(t, func(t *testing.T, e *env) {
-		const steps = 6
+		// Long enough that the drain comes before the runs end, even on a
+		// loaded machine: a drain lets the slice in flight finish.
+		const steps = 16
 		ctx := context.Background()
 		a := e.worker("a", "--concurrency", "2")
-		input := fmt.Sprintf(`{"steps":%d,"latency_ms":150,"idempotent":false}`, steps)
+		input := fmt.Sprintf(`{"steps":%d,"latency_ms":250,"idempotent":false}`, steps)
 		early, late := e.submit(input), e.submit(input)
 		e.waitFor("two effects of each run", 30*time.Second, func() bool { return e.effectsOf(early) >= 2 && e.effectsOf(late) >= 2 })
 		e.drain(a)
