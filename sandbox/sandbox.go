@@ -85,6 +85,10 @@ type Command struct {
 	Timeout time.Duration
 	// Stdout and Stderr, if set, also receive the output as it comes.
 	Stdout, Stderr io.Writer
+	// Egress decides each connection the command opens, on a backend
+	// whose Capabilities report EgressControl and a spec with Network on
+	// (nil: AllowAll). The decisions are in Result.Egress.
+	Egress Egress
 }
 
 // Result is what a command did.
@@ -98,6 +102,11 @@ type Result struct {
 	Dropped  int64         `json:"dropped_bytes,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
 	TimedOut bool          `json:"timed_out,omitempty"`
+	// Egress records the command's connections as they were decided
+	// (backends with EgressControl), the first MaxConnections of them;
+	// EgressDropped counts the rest.
+	Egress        []Connection `json:"egress,omitempty"`
+	EgressDropped int64        `json:"egress_dropped,omitempty"`
 }
 
 // FileInfo describes a workspace entry.
@@ -120,4 +129,8 @@ type Capabilities struct {
 	Limits bool `json:"limits"`
 	// Reattach: a sandbox can be found again by id after a restart.
 	Reattach bool `json:"reattach"`
+	// EgressControl: with the spec's Network on, a command's only way out
+	// is a proxy the runtime runs, and every connection is decided by
+	// Command.Egress and recorded in Result.Egress.
+	EgressControl bool `json:"egress_control"`
 }
