@@ -1,6 +1,7 @@
 package bwrap
 
 import (
+	"errors"
 	"path"
 
 	"github.com/openrath/rath/sandbox"
@@ -16,9 +17,12 @@ type invocation struct {
 	dir       string // the working directory, relative to the workspace (sandbox.Clean'ed)
 	spec      session.Spec
 	cmd       sandbox.Command
+	gate      *gate // the egress proxy, when spec.Network
 }
 
 // build returns bwrap's argv and the environment bwrap itself runs with.
+// With the network on, the command runs under the egress bridge (see
+// gate).
 //
 // The command's environment is passed with --setenv, except the spec's
 // SecretEnv values, which bwrap inherits from its own environment instead
@@ -31,21 +35,31 @@ func (inv invocation) build() (argv, env []string, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	mounts, err := mounts(inv.root, inv.workspace, inv.spec.Network)
+	var extra []string
+	if inv.spec.Network {
+		if inv.gate == nil {
+			return nil, nil, errors.New("bwrap: the network is on, but there is no egress proxy")
+		}
+		extra = inv.gate.mounts()
+	}
+	mounts, err := mounts(inv.root, inv.workspace, extra)
 	if err != nil {
 		return nil, nil, err
 	}
 	env, setenv := splitEnv(inv.spec, inv.cmd)
+	// The network namespace is the sandbox's own even with the network
+	// on: its only way out is the egress proxy.
 	argv = []string{inv.bwrap, "--unshare-all", "--unshare-user", "--disable-userns"}
-	if inv.spec.Network {
-		argv = append(argv, "--share-net")
-	}
 	argv = append(argv, "--die-with-parent", "--new-session", "--cap-drop", "ALL")
 	argv = append(argv, mounts...)
 	argv = append(argv, "--chdir", path.Join(Home, inv.dir))
 	for _, kv := range setenv {
 		argv = append(argv, "--setenv", kv[0], kv[1])
 	}
-	argv = append(argv, "--", "/bin/sh", "-c", prelude(inv.spec), "sh")
-	return append(argv, cmd...), env, nil
+	argv = append(argv, "--")
+	sh := append([]string{"/bin/sh", "-c", prelude(inv.spec), "sh"}, cmd...)
+	if inv.gate != nil {
+		sh = inv.gate.wrap(sh)
+	}
+	return append(argv, sh...), env, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/sandbox/egress"
 	"github.com/openrath/rath/session"
 )
 
@@ -54,13 +55,19 @@ func TestCommandGoesThroughThePrelude(t *testing.T) {
 		bwrap: "bwrap", root: "/", workspace: "/ws", dir: "a/b",
 		spec: session.Spec{MemoryBytes: 1 << 30, PIDs: 64, Network: true},
 		cmd:  sandbox.Command{Args: []string{"--not-an-option", "x"}},
+		gate: &gate{dir: "/egress", exe: "/rath"},
 	}
 	argv, _, err := inv.build()
 	if err != nil {
 		t.Fatal(err)
 	}
 	i := slices.Index(argv, "--")
-	if i < 0 || !slices.Equal(argv[i+1:i+3], []string{"/bin/sh", "-c"}) || !slices.Equal(argv[i+4:], []string{"sh", "--not-an-option", "x"}) {
+	bridge := []string{bridgePath, egress.BridgeArg, egressDir + "/" + socketName, "--"}
+	if i < 0 || !slices.Equal(argv[i+1:i+5], bridge) {
+		t.Fatalf("command part %q does not start with the egress bridge", argv[max(i, 0):])
+	}
+	i += 4
+	if !slices.Equal(argv[i+1:i+3], []string{"/bin/sh", "-c"}) || !slices.Equal(argv[i+4:], []string{"sh", "--not-an-option", "x"}) {
 		t.Fatalf("command part %q", argv[max(i, 0):])
 	}
 	script := argv[i+3]
@@ -70,7 +77,10 @@ func TestCommandGoesThroughThePrelude(t *testing.T) {
 		}
 	}
 	joined := strings.Join(argv[:i], " ")
-	for _, want := range []string{"--share-net", "--chdir /workspace/a/b", "--bind /ws /workspace", "--cap-drop ALL", "--tmpfs /tmp"} {
+	if strings.Contains(joined, "--share-net") {
+		t.Errorf("the network is shared: %q", joined)
+	}
+	for _, want := range []string{"--unshare-all", "--bind /egress " + egressDir, "--ro-bind /rath " + bridgePath, "--chdir /workspace/a/b", "--bind /ws /workspace", "--cap-drop ALL", "--tmpfs /tmp"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("no %q in %q", want, joined)
 		}

@@ -19,3 +19,19 @@ func TestConformance(t *testing.T) {
 		return sb
 	})
 }
+
+// TestConformanceNetwork runs the suite again with the network on: every
+// command then runs under the egress bridge, which must not change how it
+// runs (exit codes, stdin, streams, timeouts killing the whole tree).
+func TestConformanceNetwork(t *testing.T) {
+	requireBwrap(t)
+	tempHome(t)
+	sandboxtest.Run(t, func(t *testing.T, spec session.Spec) sandbox.Sandbox {
+		spec.Network = true
+		sb, err := Backend{}.Open(t.Context(), spec)
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		return sb
+	})
+}

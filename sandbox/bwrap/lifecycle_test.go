@@ -26,7 +26,7 @@ func TestRegistered(t *testing.T) {
 func TestCapabilities(t *testing.T) {
 	tempHome(t)
 	sb := openSandbox(t, session.Spec{})
-	want := sandbox.Capabilities{Isolated: true, NetworkControl: true, Limits: false, Reattach: true}
+	want := sandbox.Capabilities{Isolated: true, NetworkControl: true, Limits: false, Reattach: true, EgressControl: true}
 	if got := sb.Capabilities(); got != want {
 		t.Errorf("Capabilities() = %+v, want %+v", got, want)
 	}

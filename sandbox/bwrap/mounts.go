@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/openrath/rath/sandbox"
 )
@@ -28,11 +27,12 @@ var kernelKnobs = []string{"acpi", "bus", "fs", "irq", "mtrr", "scsi", "sys", "s
 // mounts returns bwrap's arguments for the sandbox's filesystem: a tmpfs
 // root, remounted read-only at the end, holding a read-only bind of every
 // top-level entry of root (symlinks recreated as they are), fresh /dev,
-// /proc, /tmp and /run, and the workspace read-write at Home.
+// /proc, /tmp and /run, extra (the egress proxy's mounts), and the
+// workspace read-write at Home.
 //
 // The root is assembled rather than bound whole (--ro-bind / /) because
 // Home must be created in it, and a read-only root has no room for it.
-func mounts(root, workspace string, network bool) ([]string, error) {
+func mounts(root, workspace string, extra []string) ([]string, error) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		return nil, fmt.Errorf("bwrap: root filesystem: %w", err)
@@ -65,26 +65,23 @@ func mounts(root, workspace string, network bool) ([]string, error) {
 		a = append(a, "--tmpfs", "/var/run") // where it is not a symlink to /run
 	}
 	if root == "/" {
-		a = append(a, hostExtras(network)...)
+		a = append(a, hideWorkspaces()...)
 	}
+	a = append(a, extra...)
 	return append(a, "--bind", workspace, Home, "--remount-ro", "/"), nil
 }
 
-// hostExtras adjusts the host's root: the directory holding every
-// sandbox's workspace is hidden (each sandbox sees its own at Home only),
-// and with the network on, a resolv.conf kept under /run is put back.
-func hostExtras(network bool) []string {
+// hideWorkspaces hides, in the host's root, the directory holding every
+// sandbox's workspace: each sandbox sees its own at Home only. (Names are
+// resolved by the egress proxy on the host: the sandbox needs no
+// resolv.conf.)
+func hideWorkspaces() []string {
 	var a []string
 	if dir, err := filepath.Abs(sandbox.WorkspacesDir()); err == nil {
 		if dir, err = filepath.EvalSymlinks(dir); err == nil && dir != "/" {
 			if st, err := os.Stat(dir); err == nil && st.IsDir() {
 				a = append(a, "--tmpfs", dir)
 			}
-		}
-	}
-	if network {
-		if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && strings.HasPrefix(real, "/run/") {
-			a = append(a, "--ro-bind", real, real)
 		}
 	}
 	return a

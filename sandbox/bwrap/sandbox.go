@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/sandbox/egress"
 	"github.com/openrath/rath/sandbox/internal/proc"
 	"github.com/openrath/rath/session"
 )
@@ -17,6 +18,9 @@ type Sandbox struct {
 	spec  session.Spec
 	bwrap string // the bwrap binary
 	root  string // the root filesystem on the host
+	// dial, if set, replaces the egress proxy's dialer (tests name their
+	// servers with it).
+	dial egress.Dialer
 }
 
 func open(id, dir, bwrap, root string, spec session.Spec) (*Sandbox, error) {
@@ -37,7 +41,7 @@ func (s *Sandbox) Backend() string { return Name }
 // CPU limit, and the process limit does not hold for root (see the
 // package documentation).
 func (s *Sandbox) Capabilities() sandbox.Capabilities {
-	return sandbox.Capabilities{Isolated: true, NetworkControl: true, Limits: false, Reattach: true}
+	return sandbox.Capabilities{Isolated: true, NetworkControl: true, Limits: false, Reattach: true, EgressControl: true}
 }
 
 // Exec implements sandbox.Sandbox. Command.Dir must be a directory in the
@@ -58,11 +62,27 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 		return sandbox.Result{}, fmt.Errorf("sandbox: working directory %q is not a directory", c.Dir)
 	}
 	inv := invocation{bwrap: s.bwrap, root: s.root, workspace: s.WorkspaceDir(), dir: dir, spec: s.spec, cmd: c}
+	if s.spec.Network {
+		if inv.gate, err = openGate(ctx, c.Egress, s.dial); err != nil {
+			return sandbox.Result{}, err
+		}
+	}
 	argv, env, err := inv.build()
 	if err != nil {
+		if inv.gate != nil {
+			_, _, _ = inv.gate.close()
+		}
 		return sandbox.Result{}, err
 	}
-	return proc.Run(ctx, argv, "/", env, c, proc.Timeout(c, s.spec))
+	res, err := proc.Run(ctx, argv, "/", env, c, proc.Timeout(c, s.spec))
+	if inv.gate != nil {
+		var gerr error
+		res.Egress, res.EgressDropped, gerr = inv.gate.close()
+		if err == nil && gerr != nil {
+			err = fmt.Errorf("bwrap: egress proxy: %w", gerr)
+		}
+	}
+	return res, err
 }
 
 // Clone implements sandbox.Sandbox: a copy of the workspace in a new
