@@ -2,7 +2,8 @@ package sandbox
 
 import (
 	"context"
-	"time"
+
+	"github.com/openrath/rath/session"
 )
 
 // Egress decides a network connection a command opens: to host (a name
@@ -31,15 +32,9 @@ func AllowAll(context.Context, string, int) Verdict {
 }
 
 // Connection is the record of one Egress decision: when, to what, and
-// what was decided by which rule.
-type Connection struct {
-	Time    time.Time `json:"time"`
-	Host    string    `json:"host"`
-	Port    int       `json:"port"`
-	Allowed bool      `json:"allowed"`
-	Rule    string    `json:"rule,omitempty"`
-	Reason  string    `json:"reason,omitempty"`
-}
+// what was decided by which rule (the session's vocabulary: a tool
+// result records them as they are).
+type Connection = session.Connection
 
 // MaxConnections caps the connections a Result records; decisions past it
 // are still made, and counted in Result.EgressDropped.

@@ -334,7 +334,7 @@ func (p *Placement) canon(w *canonWriter) {
 }
 
 func (r *ToolResult) canon(w *canonWriter) {
-	w.open() // args call_id content duration_ns effects error full_hash full_size notes sandbox_id tool
+	w.open() // args call_id content duration_ns effects egress error full_hash full_size notes sandbox_id tool
 	w.rawOpt("args", r.Args)
 	w.str("call_id", r.CallID)
 	w.strOpt("content", r.Content)
@@ -348,6 +348,16 @@ func (r *ToolResult) canon(w *canonWriter) {
 		w.str("op", e.Op)
 		w.str("path", e.Path)
 		w.intOpt("size", e.Size)
+		w.close()
+	})
+	list(w, "egress", r.Egress, true, func(w *canonWriter, c *Connection) {
+		w.open() // allowed host port reason rule time
+		w.bool("allowed", c.Allowed)
+		w.str("host", c.Host)
+		w.int("port", int64(c.Port))
+		w.strOpt("reason", c.Reason)
+		w.strOpt("rule", c.Rule)
+		w.time("time", c.Time)
 		w.close()
 	})
 	if r.Error != nil {

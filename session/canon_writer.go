@@ -70,6 +70,15 @@ func (w *canonWriter) floatOpt(k string, v float64) {
 	}
 }
 
+func (w *canonWriter) bool(k string, v bool) {
+	w.key(k)
+	if v {
+		w.b = append(w.b, "true"...)
+	} else {
+		w.b = append(w.b, "false"...)
+	}
+}
+
 func (w *canonWriter) boolOpt(k string, v bool) {
 	if v {
 		w.key(k)

@@ -244,8 +244,31 @@ func readToolResult(r *jsonReader, t *ToolResult) {
 			readString(r, &t.SandboxID)
 		case "effects":
 			readList(r, &t.Effects, readFileEffect)
+		case "egress":
+			readList(r, &t.Egress, readConnection)
 		case "notes":
 			readList(r, &t.Notes, readToolNote)
+		default:
+			r.unknown()
+		}
+	}
+}
+
+func readConnection(r *jsonReader, c *Connection) {
+	for ok := r.beginObject(); ok; ok = r.nextMember() {
+		switch string(r.key) {
+		case "time":
+			r.time(&c.Time)
+		case "host":
+			readString(r, &c.Host)
+		case "port":
+			r.int(&c.Port)
+		case "allowed":
+			r.bool(&c.Allowed)
+		case "rule":
+			readString(r, &c.Rule)
+		case "reason":
+			readString(r, &c.Reason)
 		default:
 			r.unknown()
 		}

@@ -66,6 +66,10 @@ type ToolResult struct {
 	Duration  time.Duration `json:"duration_ns,omitempty"`
 	SandboxID string        `json:"sandbox_id,omitempty"`
 	Effects   []FileEffect  `json:"effects,omitempty"`
+	// Egress are the connections the call's command opened, each as it
+	// was decided (allowed or refused) before anything was dialled, in
+	// order; a ToolNoteEgress note counts those past the recorded ones.
+	Egress []Connection `json:"egress,omitempty"`
 	// Notes are the evidence about the call that is not its output: a
 	// server restarted or reconnected before it, the content cut, a secret
 	// scrubbed. A model is shown them apart from the content (see
@@ -84,6 +88,11 @@ func (r *ToolResult) validate() error {
 		case EffectAdded, EffectModified, EffectDeleted:
 		default:
 			return fmt.Errorf("%w: workspace effect on %q has op %q", ErrInvalid, e.Path, e.Op)
+		}
+	}
+	for i := range r.Egress {
+		if err := r.Egress[i].validate(); err != nil {
+			return fmt.Errorf("tool result for call %q: %w", r.CallID, err)
 		}
 	}
 	if err := validNotes(r.Notes); err != nil {
