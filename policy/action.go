@@ -44,6 +44,10 @@ type Action struct {
 	// Host is the network host an egress action reaches (lower case, no
 	// port).
 	Host string `json:"host"`
+	// Port is the TCP port an egress action connects to: set when a
+	// sandbox's egress proxy decides a connection a command opens, 0 when
+	// the host is one a call's arguments name.
+	Port int `json:"port"`
 	// Command is what an exec action runs: the command line, the shell
 	// script or the program text.
 	Command string `json:"command"`

@@ -27,6 +27,7 @@ var facts = map[string]fact{
 	"agent":      {types.StringType, func(a *Action) any { return a.Agent }},
 	"placement":  {types.StringType, func(a *Action) any { return a.Placement }},
 	"host":       {types.StringType, func(a *Action) any { return a.Host }},
+	"port":       {types.IntType, func(a *Action) any { return int64(a.Port) }},
 	"command":    {types.StringType, func(a *Action) any { return a.Command }},
 	"model":      {types.StringType, func(a *Action) any { return a.Model }},
 	"provider":   {types.StringType, func(a *Action) any { return a.Provider }},
