@@ -68,6 +68,9 @@ func (r *run) dispatch(step int, calls []session.ToolCall, refused map[string]se
 	env := tool.Env{Session: r.s}
 	if r.lease != nil {
 		env.Sandbox = r.lease.Sandbox
+		if r.pol != nil {
+			r.egressFacts = r.facts(policy.KindEgress) // once, before the calls run concurrently
+		}
 	}
 	cut := r.runCalls(env, calls, rsrc, res, run)
 	if err := r.unheld(); err != nil {
@@ -293,6 +296,11 @@ func (r *run) call(rctx context.Context, env tool.Env, c session.ToolCall, rs []
 	if env.Sandbox != nil && writes(rs) {
 		mark, _ = env.Sandbox.Mark(r.ctx) // no mark, no effects: the call still runs
 	}
+	var conns *connLog
+	if env.Sandbox != nil {
+		conns = new(connLog)
+		env.Sandbox = &egressSandbox{Sandbox: env.Sandbox, decide: r.connDecider(r.egressFacts, t, c, ru), log: conns}
+	}
 	ctx, cancel := ru.within(rctx)
 	start := time.Now()
 	content, err := t.Call(ctx, env, c.Args)
@@ -300,6 +308,12 @@ func (r *run) call(rctx context.Context, env tool.Env, c session.ToolCall, rs []
 	timedOut := err != nil && errors.Is(context.Cause(ctx), errPolicyTimeout) && rctx.Err() == nil
 	cancel()
 	out.Notes = env.Notes.List()
+	if conns != nil {
+		var note *session.ToolNote
+		if out.Egress, note = conns.evidence(); note != nil {
+			out.Notes = withNote(out.Notes, *note)
+		}
+	}
 	limit, why := r.a.cfg.ResultLimit, ""
 	if m := ru.limits.MaxOutputBytes; m > 0 && m < limit {
 		limit, why = m, fmt.Sprintf("; max_output_bytes %d set by %s", m, ru.why)

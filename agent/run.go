@@ -45,6 +45,9 @@ type run struct {
 	scope   *store.Scope      // the run's tenant and project, once asked
 	rulings map[string]ruling // the policy's rulings on this step's calls, by call id
 	held    heldCheck         // the run's holder check before effects (holder.go)
+	// egressFacts are the run's facts for the egress actions of the
+	// connections its calls' commands open (egress.go).
+	egressFacts policy.Action
 }
 
 // add appends chunks made by this run, through the player if replaying.
