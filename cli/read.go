@@ -61,6 +61,9 @@ func (a *app) showCmd() *cobra.Command {
 			if err := writeNotes(a.stdout, s); err != nil {
 				return err
 			}
+			if err := writeEgress(a.stdout, s); err != nil {
+				return err
+			}
 			return a.showClusterRun(cmd.Context(), info)
 		},
 	}
@@ -89,9 +92,9 @@ func summary(c session.Chunk) string {
 		}
 	case c.ToolResult != nil:
 		r := c.ToolResult
-		s = fmt.Sprintf("%s%s → %s", r.Tool, noteKinds(r.Notes), r.Content)
+		s = fmt.Sprintf("%s%s%s → %s", r.Tool, noteKinds(r.Notes), egressCounts(r.Egress), r.Content)
 		if r.Error != nil {
-			s = fmt.Sprintf("%s%s → error %s: %s", r.Tool, noteKinds(r.Notes), r.Error.Kind, r.Error.Message)
+			s = fmt.Sprintf("%s%s%s → error %s: %s", r.Tool, noteKinds(r.Notes), egressCounts(r.Egress), r.Error.Kind, r.Error.Message)
 		}
 	case c.ModelCall != nil:
 		m := c.ModelCall

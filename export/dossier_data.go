@@ -126,6 +126,9 @@ type ToolCallRecord struct {
 	Duration  time.Duration        `json:"duration_ns,omitempty"`
 	SandboxID string               `json:"sandbox_id,omitempty"`
 	Effects   []session.FileEffect `json:"effects,omitempty"`
+	// Egress are the connections the call's command opened, each as the
+	// sandbox's egress proxy decided it.
+	Egress []session.Connection `json:"egress,omitempty"`
 	// Notes are the call's evidence notes (a server restarted before it,
 	// the result cut, a secret scrubbed), kept apart from Result, which is
 	// what the tool returned.

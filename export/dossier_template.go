@@ -135,7 +135,7 @@ tr.k-decision td { background:#f5f9ff; }
 <summary><span class="mono">#{{.Index}}</span> <b>{{.Tool}}</b> <span class="mono muted">{{.CallID}}</span>
 {{if .Missing}}<span class="badge unknown">no result</span>{{else if .Error}}<span class="badge bad">{{.Error.Kind}}</span>{{else}}<span class="badge ok">ok</span>{{end}}
 {{range .Notes}}<span class="badge note">{{.Kind}}</span> {{end}}
-<span class="muted">{{dur .Duration}}{{with .SandboxID}} · sandbox {{.}}{{end}}{{with .Node}} · {{.}}{{end}}{{with .Effects}} · file effects: {{len .}}{{end}}</span></summary>
+<span class="muted">{{dur .Duration}}{{with .SandboxID}} · sandbox {{.}}{{end}}{{with .Node}} · {{.}}{{end}}{{with .Effects}} · file effects: {{len .}}{{end}}{{with .Egress}} · connections: {{len .}}{{end}}</span></summary>
 <h3>Arguments</h3>
 {{if .Args}}<pre>{{pretty .Args}}</pre>{{else if .ArgsText}}<p class="muted">Not valid JSON, as sent:</p><pre>{{.ArgsText}}</pre>{{else}}<p class="muted">none</p>{{end}}
 {{if .Error}}<h3>Error</h3><pre class="bad">{{.Error.Kind}}: {{.Error.Message}}</pre>{{end}}
@@ -143,6 +143,10 @@ tr.k-decision td { background:#f5f9ff; }
 {{if .FullHash}}<p class="muted">Result truncated: the full result was {{.FullSize}} bytes, <span class="mono">{{.FullHash}}</span>.</p>{{end}}
 {{if .Notes}}<h3>Notes</h3>
 <ul class="notes">{{range .Notes}}<li data-kind="{{.Kind}}"><b>{{.Kind}}</b>: {{.Text}}</li>{{end}}</ul>{{end}}
+{{if .Egress}}<h3>Connections</h3>
+<table class="egress"><tr><th>Time</th><th>Host</th><th class="num">Port</th><th>Decision</th><th>Rule</th><th>Reason</th></tr>
+{{range .Egress}}<tr data-allowed="{{.Allowed}}"><td class="mono">{{ts .Time}}</td><td class="mono">{{.Host}}</td><td class="num">{{.Port}}</td><td>{{if .Allowed}}<span class="badge ok">allowed</span>{{else}}<span class="badge bad">refused</span>{{end}}</td><td class="mono">{{.Rule}}</td><td>{{.Reason}}</td></tr>{{end}}
+</table>{{end}}
 {{if .Effects}}<h3>File effects</h3>
 <table><tr><th>Path</th><th>Op</th><th>Before</th><th>After</th><th class="num">Size</th></tr>
 {{range .Effects}}<tr><td class="mono">{{.Path}}</td><td>{{.Op}}</td><td class="mono hash">{{.Before}}</td><td class="mono hash">{{.After}}</td><td class="num">{{.Size}}</td></tr>{{end}}

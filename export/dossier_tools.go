@@ -41,7 +41,7 @@ func (m *toolMatcher) request(at At, calls []session.ToolCall) {
 func (m *toolMatcher) result(at At, r *session.ToolResult) ToolCallRecord {
 	rec := ToolCallRecord{At: at, CallID: r.CallID, Tool: r.Tool, Args: r.Args, Result: r.Content,
 		Error: r.Error, FullSize: r.FullSize, FullHash: r.FullHash, Duration: r.Duration,
-		SandboxID: r.SandboxID, Effects: r.Effects, Notes: r.Notes}
+		SandboxID: r.SandboxID, Effects: r.Effects, Egress: r.Egress, Notes: r.Notes}
 	if ps := m.pending[r.CallID]; len(ps) > 0 {
 		p := ps[len(ps)-1]
 		if len(ps) == 1 {
