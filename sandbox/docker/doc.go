@@ -16,7 +16,10 @@
 //     workspace is then handed (chown) and every file rath writes into it
 //     afterwards. All capabilities are dropped and no-new-privileges is set,
 //     so setuid programs gain nothing.
-//   - Network: none (only loopback) unless the spec asks for it.
+//   - Network: none (only loopback) unless the spec asks for it; then
+//     Docker's bridge network, unrestricted. Egress is not enforced:
+//     Command.Egress is not called, Result.Egress stays empty, and
+//     Capabilities reports EgressControl false (bwrap enforces it).
 //   - Resources: memory (without extra swap), CPUs and a process limit in
 //     the container's cgroup, with defaults when the spec leaves them zero.
 //   - Environment: each command gets PATH, HOME=/workspace,
