@@ -50,7 +50,7 @@ func Bridge(ctx context.Context, socket string, argv []string) (code int, sig sy
 	go relay(ctx, ln, socket)
 
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = withProxy(os.Environ(), ProxyEnv(ln.Addr().String()))
+	cmd.Env = SetProxyEnv(os.Environ(), ln.Addr().String())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, forwarded...)
@@ -81,9 +81,10 @@ func Bridge(ctx context.Context, socket string, argv []string) (code int, sig sy
 	return cmd.ProcessState.ExitCode(), 0, nil
 }
 
-// withProxy is env with the variables of proxy set (replacing any of the
-// same names).
-func withProxy(env, proxy []string) []string {
+// SetProxyEnv is env (NAME=value entries) with the variables of
+// ProxyEnv(addr) set, replacing any of the same names.
+func SetProxyEnv(env []string, addr string) []string {
+	proxy := ProxyEnv(addr)
 	names := map[string]bool{}
 	for _, kv := range proxy {
 		name, _, _ := cutEnv(kv)

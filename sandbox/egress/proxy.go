@@ -138,7 +138,9 @@ func (p *Proxy) connect(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusForbidden, refusal(host, port, v))
 		return
 	}
-	up, err := p.dial(r.Context(), "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	// The proxy's context, not the request's: a client may half-close its
+	// side once it has sent what it had, which ends the request's.
+	up, err := p.dial(p.ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		refuse(w, http.StatusBadGateway, "cannot reach "+net.JoinHostPort(host, strconv.Itoa(port))+": "+oneLine(err))
 		return
@@ -176,7 +178,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusForbidden, refusal(host, port, v))
 		return
 	}
-	out := r.Clone(r.Context())
+	out := r.Clone(p.ctx) // not r's context: a half-close of the client's side ends it
 	out.RequestURI = ""
 	out.URL.Host = net.JoinHostPort(host, strconv.Itoa(port))
 	dropHop(out.Header)
