@@ -82,10 +82,8 @@ func createOptions(ctx context.Context, id, dir string, spec session.Spec, u use
 	if image == "" {
 		image = DefaultImage
 	}
+	// With the network on too: the way out is the egress proxy (egress.go).
 	network := container.NetworkMode("none")
-	if spec.Network {
-		network = "bridge"
-	}
 	memory := spec.MemoryBytes
 	if memory <= 0 {
 		memory = DefaultMemoryBytes

@@ -16,10 +16,20 @@
 //     workspace is then handed (chown) and every file rath writes into it
 //     afterwards. All capabilities are dropped and no-new-privileges is set,
 //     so setuid programs gain nothing.
-//   - Network: none (only loopback) unless the spec asks for it; then
-//     Docker's bridge network, unrestricted. Egress is not enforced:
-//     Command.Egress is not called, Result.Egress stays empty, and
-//     Capabilities reports EgressControl false (bwrap enforces it).
+//   - Network: Docker's "none" network (only loopback), with the network
+//     on too. Then each command gets an egress proxy (sandbox/egress) of
+//     its own, listening on 127.0.0.1 inside the container's network
+//     namespace (rath enters it on one thread, makes the socket, and
+//     returns) and dialling from the host's; the command's HTTP_PROXY,
+//     HTTPS_PROXY and ALL_PROXY (and lower case) point at it. Every
+//     connection is decided by Command.Egress before it is dialled and
+//     recorded in Result.Egress; a program that ignores the variables has
+//     no route out. Entering the namespace needs rath on the daemon's host
+//     with the right to (root): where it cannot, a command with the network
+//     on fails with sandbox.ErrUnavailable rather than run undecided. The
+//     image needs nothing for it (no rath binary inside). Another command
+//     running in the same container at the same time can reach this
+//     command's proxy port too (and be decided as this command).
 //   - Resources: memory (without extra swap), CPUs and a process limit in
 //     the container's cgroup, with defaults when the spec leaves them zero.
 //   - Environment: each command gets PATH, HOME=/workspace,

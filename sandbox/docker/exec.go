@@ -12,6 +12,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/sandbox/egress"
 	"github.com/openrath/rath/sandbox/internal/proc"
 )
 
@@ -48,7 +49,7 @@ while [ ! -s "$f" ] && [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done
 kill -s KILL "-$(cat "$f")"`
 
 // Exec implements sandbox.Sandbox.
-func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, error) {
+func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (res sandbox.Result, err error) {
 	if s.Closed() {
 		return sandbox.Result{}, sandbox.ErrClosed
 	}
@@ -68,13 +69,28 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 	}
 	defer cancel()
 
+	env := proc.Env(s.spec, WorkspacePath, c)
+	if s.spec.Network {
+		g, gerr := s.openGate(ctx, c.Egress)
+		if gerr != nil {
+			return sandbox.Result{}, gerr
+		}
+		env = egress.SetProxyEnv(env, g.addr)
+		defer func() {
+			var gerr error
+			res.Egress, res.EgressDropped, gerr = g.close()
+			if err == nil && gerr != nil {
+				err = fmt.Errorf("docker: sandbox %s: egress proxy: %w", s.id, gerr)
+			}
+		}()
+	}
 	token := newToken()
 	ex, err := s.cli.ExecCreate(ctx, s.cid, client.ExecCreateOptions{
 		User:         s.user.String(),
 		AttachStdin:  c.Stdin != nil,
 		AttachStdout: true,
 		AttachStderr: true,
-		Env:          proc.Env(s.spec, WorkspacePath, c),
+		Env:          env,
 		WorkingDir:   wd,
 		Cmd:          append([]string{"sh", "-c", wrapper, "sh", token}, argv...),
 	})
@@ -110,7 +126,7 @@ func (s *Sandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, 
 	}()
 	streamErr := e.wait(runCtx)
 
-	res := sandbox.Result{ExitCode: e.exitCode()}
+	res = sandbox.Result{ExitCode: e.exitCode()}
 	res.Stdout, res.Stderr, res.Duration = stdout.Bytes(), stderr.Bytes(), time.Since(start)
 	res.Dropped = stdout.Dropped() + stderr.Dropped()
 	switch {

@@ -9,6 +9,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/openrath/rath/sandbox"
+	"github.com/openrath/rath/sandbox/egress"
 	"github.com/openrath/rath/session"
 )
 
@@ -20,6 +21,9 @@ type Sandbox struct {
 	cid  string // the container's id
 	spec session.Spec
 	user user
+	// dial, if set, replaces the egress proxy's dialer (tests name their
+	// servers with it).
+	dial egress.Dialer
 
 	// owned is the workspace again, for handing files rath creates to the
 	// commands' user (nil when there is no need); mu guards it against
@@ -54,7 +58,7 @@ func (s *Sandbox) ContainerID() string { return s.cid }
 
 // Capabilities implements sandbox.Sandbox.
 func (s *Sandbox) Capabilities() sandbox.Capabilities {
-	return sandbox.Capabilities{Isolated: true, NetworkControl: true, Limits: true, Reattach: true}
+	return sandbox.Capabilities{Isolated: true, NetworkControl: true, Limits: true, Reattach: true, EgressControl: true}
 }
 
 // WriteFile implements sandbox.Sandbox; what it creates belongs to the
