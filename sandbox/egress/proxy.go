@@ -42,6 +42,8 @@ type Proxy struct {
 	http   *http.Transport
 	rec    recorder
 
+	headerTimeout time.Duration
+
 	mu      sync.Mutex
 	tunnels map[net.Conn]struct{} // hijacked connections, closed by Close
 	closed  bool
@@ -54,6 +56,15 @@ type Option func(*Proxy)
 // net.Dialer (tests name their servers with it).
 func WithDialer(d Dialer) Option { return func(p *Proxy) { p.dial = d } }
 
+// WithHeaderTimeout replaces HeaderTimeout (d > 0).
+func WithHeaderTimeout(d time.Duration) Option {
+	return func(p *Proxy) {
+		if d > 0 {
+			p.headerTimeout = d
+		}
+	}
+}
+
 // New returns a proxy deciding each connection with decide (nil:
 // sandbox.AllowAll) under ctx, which also bounds every dial.
 func New(ctx context.Context, decide sandbox.Egress, opts ...Option) *Proxy {
@@ -61,7 +72,7 @@ func New(ctx context.Context, decide sandbox.Egress, opts ...Option) *Proxy {
 		decide = sandbox.AllowAll
 	}
 	d := &net.Dialer{Timeout: DialTimeout}
-	p := &Proxy{ctx: ctx, decide: decide, dial: d.DialContext, tunnels: map[net.Conn]struct{}{}}
+	p := &Proxy{ctx: ctx, decide: decide, dial: d.DialContext, tunnels: map[net.Conn]struct{}{}, headerTimeout: HeaderTimeout}
 	for _, o := range opts {
 		o(p)
 	}
@@ -74,8 +85,8 @@ func New(ctx context.Context, decide sandbox.Egress, opts ...Option) *Proxy {
 	}
 	p.srv = &http.Server{
 		Handler:           p,
-		ReadHeaderTimeout: HeaderTimeout,
-		IdleTimeout:       HeaderTimeout,
+		ReadHeaderTimeout: p.headerTimeout,
+		IdleTimeout:       p.headerTimeout,
 		MaxHeaderBytes:    MaxHeaderBytes,
 		ErrorLog:          log.New(io.Discard, "", 0),
 		BaseContext:       func(net.Listener) context.Context { return ctx },

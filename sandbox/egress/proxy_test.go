@@ -11,7 +11,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/openrath/rath/sandbox"
 )
@@ -216,5 +218,27 @@ func TestProxyCloseEndsTunnels(t *testing.T) {
 	}
 	if got, _ := p.Connections(); len(got) != 1 || got[0].Rule != sandbox.RuleNone || !got[0].Allowed {
 		t.Errorf("recorded %+v", got)
+	}
+}
+
+// A client that sends its request head too slowly is cut off (here after
+// 50 ms instead of HeaderTimeout) without a decision.
+func TestProxySlowHeadCutOff(t *testing.T) {
+	p, addr := startProxy(t, sandbox.AllowAll, WithHeaderTimeout(50*time.Millisecond))
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "CONNECT example.com:443 HTTP/1.1\r\nHost: exa"); err != nil {
+		t.Fatal(err)
+	}
+	// The proxy closes the connection; the read ends (EOF or an error)
+	// instead of waiting for the rest of the head forever.
+	if _, err := io.ReadAll(c); err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("read: %v", err)
+	}
+	if got, _ := p.Connections(); len(got) != 0 {
+		t.Errorf("decided %+v", got)
 	}
 }
