@@ -80,7 +80,7 @@ func TestCommandGoesThroughThePrelude(t *testing.T) {
 	if strings.Contains(joined, "--share-net") {
 		t.Errorf("the network is shared: %q", joined)
 	}
-	for _, want := range []string{"--unshare-all", "--bind /egress " + egressDir, "--ro-bind /rath " + bridgePath, "--chdir /workspace/a/b", "--bind /ws /workspace", "--cap-drop ALL", "--tmpfs /tmp"} {
+	for _, want := range []string{"--unshare-all", "--ro-bind /egress " + egressDir, "--ro-bind /rath " + bridgePath, "--chdir /workspace/a/b", "--bind /ws /workspace", "--cap-drop ALL", "--tmpfs /tmp"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("no %q in %q", want, joined)
 		}

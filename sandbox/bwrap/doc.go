@@ -16,9 +16,9 @@
 //     variables never reach it).
 //
 // With Spec.Network on, each command gets its own proxy (sandbox/egress)
-// listening on a Unix socket in a fresh host directory, bound into the
-// sandbox at /run/rath/egress, and the running binary bound read-only at
-// /run/rath/bridge. The command starts under that binary re-executed as
+// listening on a Unix socket in a fresh host directory, bound read-only
+// into the sandbox at /run/rath/egress, and the running binary bound
+// read-only at /run/rath/bridge. The command starts under that binary re-executed as
 // the bridge (the package's init dispatches it before main): it listens
 // on 127.0.0.1 in the sandbox's network namespace, forwards to the
 // socket, points HTTP_PROXY, HTTPS_PROXY and ALL_PROXY (and the

@@ -69,9 +69,10 @@ func openGate(ctx context.Context, decide sandbox.Egress, dial egress.Dialer) (*
 	return g, nil
 }
 
-// mounts are bwrap's arguments that bring the socket and the bridge in.
+// mounts are bwrap's arguments that bring the socket and the bridge in,
+// both read-only (connect() needs no write access to a socket's mount).
 func (g *gate) mounts() []string {
-	return []string{"--bind", g.dir, egressDir, "--ro-bind", g.exe, bridgePath}
+	return []string{"--ro-bind", g.dir, egressDir, "--ro-bind", g.exe, bridgePath}
 }
 
 // wrap is argv started through the bridge.

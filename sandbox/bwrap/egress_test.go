@@ -149,6 +149,12 @@ func TestEgressDecided(t *testing.T) {
 		}
 		only(t, res, "no.test", noPort, false)
 	})
+	t.Run("socket read-only", func(t *testing.T) {
+		res := run(t, "sh", "-c", "rm -f "+egressDir+"/"+socketName+" || exit 3; touch "+egressDir+"/x || exit 4")
+		if res.ExitCode != 3 {
+			t.Errorf("the proxy's socket could be removed: exit %d %s", res.ExitCode, res.Stderr)
+		}
+	})
 	t.Run("go around the proxy", func(t *testing.T) {
 		// Go never proxies a loopback address: the host's server's own URL
 		// goes to the sandbox's loopback, where nothing listens.
