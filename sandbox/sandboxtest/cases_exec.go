@@ -86,7 +86,10 @@ func testDir(t *testing.T, open Open) {
 
 func testTimeout(t *testing.T, open Open) {
 	sb := fresh(t, open, session.Spec{})
-	r, err := sb.Exec(ctx(t), sandbox.Command{Shell: "echo started; sleep 30 & echo $! > child.pid; sleep 30", Timeout: 500 * time.Millisecond})
+	// The child is named by its pid and its start time (field 22 of its
+	// stat): a backend that gives each command a pid namespace of its own
+	// may give the same pid to another process later.
+	r, err := sb.Exec(ctx(t), sandbox.Command{Shell: "echo started; sleep 30 & echo \"$! $(cut -d' ' -f22 /proc/$!/stat)\" > child.pid; sleep 30", Timeout: 500 * time.Millisecond})
 	if !errors.Is(err, sandbox.ErrTimeout) || !r.TimedOut {
 		t.Fatalf("err = %v, result = %+v", err, r)
 	}
@@ -95,7 +98,7 @@ func testTimeout(t *testing.T, open Open) {
 	}
 	// The sandbox still works, and the background child is gone (dead: a
 	// zombie waiting for an init that reaps slowly counts as gone).
-	r = sh(t, sb, `p=$(cat child.pid); s=$(cut -d' ' -f3 /proc/$p/stat 2>/dev/null); if [ -n "$s" ] && [ "$s" != Z ]; then echo alive; else echo gone; fi`)
+	r = sh(t, sb, `read p st < child.pid; s=$(cut -d' ' -f3,22 /proc/$p/stat 2>/dev/null); if [ -n "$s" ] && [ "${s% *}" != Z ] && [ "${s#* }" = "$st" ]; then echo alive; else echo gone; fi`)
 	if strings.TrimSpace(string(r.Stdout)) != "gone" {
 		t.Fatalf("the timed-out command's child survived: %q", r.Stdout)
 	}
