@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
 
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/audit"
@@ -40,6 +42,8 @@ func (a *app) auditPolicy(rt *rath.Runtime, l *audit.Log) {
 // policySubject names what an action is about.
 func policySubject(act policy.Action) string {
 	switch {
+	case act.Tool != "" && act.Host != "" && act.Port > 0:
+		return act.Tool + " " + net.JoinHostPort(act.Host, strconv.Itoa(act.Port)) // a connection a command opened
 	case act.Tool != "" && act.Host != "":
 		return act.Tool + " " + act.Host
 	case act.Tool != "" && act.Command != "":

@@ -1,57 +1,25 @@
 package cli
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/openrath/rath/audit"
+	"github.com/openrath/rath/policy"
 )
 
-// Without a policy file nothing is decided, so nothing is audited as a
-// policy decision; a policy written later is, and a file that does not
-// load is said on stderr, naming it.
-func TestPolicyAuditOnlyWhatAPolicyDecided(t *testing.T) {
-	home := filepath.Join(t.TempDir(), "home")
-	t.Setenv("RATH_HOME", home)
-	t.Setenv("RATH_POLICIES", "")
-	policyRecords := func() []audit.Record {
-		t.Helper()
-		var rs []audit.Record
-		if err := json.Unmarshal([]byte(rathOK(t, home, "--json", "audit", "ls", "--kind", "policy")), &rs); err != nil {
-			t.Fatal(err)
+// An audit record names what a decision was about: a connection a
+// command opened by its host and port.
+func TestPolicySubject(t *testing.T) {
+	for _, c := range []struct {
+		act  policy.Action
+		want string
+	}{
+		{policy.Action{Kind: policy.KindEgress, Tool: "run_command", Host: "pypi.org", Port: 443}, "run_command pypi.org:443"},
+		{policy.Action{Kind: policy.KindEgress, Tool: "run_command", Host: "::1", Port: 80}, "run_command [::1]:80"},
+		{policy.Action{Kind: policy.KindEgress, Tool: "fetch", Host: "api.example.com"}, "fetch api.example.com"},
+		{policy.Action{Kind: policy.KindExec, Tool: "run_command", Command: "ls"}, "run_command: ls"},
+	} {
+		if got := policySubject(c.act); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.act, got, c.want)
 		}
-		return rs
-	}
-	rathOK(t, home, "run", "adder")
-	if rs := policyRecords(); len(rs) != 0 {
-		t.Fatalf("no policy applies, yet %d policy records, the first %+v", len(rs), rs[0])
-	}
-
-	path := filepath.Join(home, "policies", "default", "default.json")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(`{"rules": [{"name": "adds", "when": "action.tool == 'add'", "effect": "allow"}]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rathOK(t, home, "run", "adder")
-	rs := policyRecords()
-	found := false
-	for _, r := range rs {
-		found = found || strings.Contains(r.Reason, "rule adds")
-	}
-	if !found {
-		t.Fatalf("the policy's decisions are not audited: %+v", rs)
-	}
-
-	if err := os.WriteFile(path, []byte(`{"rules": [`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, _, errs := rathIn(t, home, "", "run", "adder")
-	if code == 0 || !strings.Contains(errs, "does not load") || !strings.Contains(errs, path) {
-		t.Fatalf("a broken policy file: exit %d, stderr %q", code, errs)
 	}
 }
