@@ -31,9 +31,14 @@ func LoopbackAddr(addr string) (bool, error) {
 
 // loopbackHost reports whether an HTTP Host header ("host" or "host:port")
 // names this machine's loopback interface.
+// A port that is not a number ("localhost:80.evil.example", which
+// net.SplitHostPort takes apart) names no host of this machine.
 func loopbackHost(hostport string) bool {
 	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
+	if h, port, err := net.SplitHostPort(hostport); err == nil {
+		if strings.Trim(port, "0123456789") != "" {
+			return false
+		}
 		host = h
 	}
 	return loopbackName(strings.Trim(host, "[]"))

@@ -67,6 +67,11 @@ func TestLoopbackHostOnly(t *testing.T) {
 	for _, host := range []string{"localhost:7474", "127.0.0.1", "[::1]:7474"} {
 		call(t, "GET", ts.URL+"/v1/sessions", "", "Host", host).want(t, http.StatusOK, nil)
 	}
+	// A port that is not a number does not make a loopback name of a
+	// foreign one.
+	for _, host := range []string{"localhost:7474.attacker.example", "127.0.0.1:x", "[::1]:7474evil"} {
+		call(t, "GET", ts.URL+"/v1/sessions", "", "Host", host).wantV1Error(t, http.StatusForbidden, CodeForbidden)
+	}
 }
 
 func TestServeRefusesPublicListenerWithoutToken(t *testing.T) {
