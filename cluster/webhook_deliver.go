@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -206,7 +207,7 @@ func (ww *webhookWorker) post(ctx context.Context, h *Webhook, id int64, body []
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(body))
 	if err != nil {
-		return 0, fmt.Errorf("cluster: webhook %s: %w", h.ID, err)
+		return 0, fmt.Errorf("cluster: webhook %s: %w", h.ID, redactErr(err, h.URL))
 	}
 	ts := time.Now().Unix()
 	req.Header.Set("Content-Type", "application/json")
@@ -216,7 +217,7 @@ func (ww *webhookWorker) post(ctx context.Context, h *Webhook, id int64, body []
 	req.Header.Set(HeaderWebhookDelivery, strconv.FormatInt(id, 10))
 	resp, err := ww.http.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("cluster: webhook %s: %w", h.ID, err)
+		return 0, fmt.Errorf("cluster: webhook %s: %w", h.ID, redactErr(err, h.URL))
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -228,4 +229,16 @@ func (ww *webhookWorker) record(ctx context.Context, o webhookOutput) {
 	if err := river.RecordOutput(ctx, o); err != nil {
 		ww.c.log.Warn("webhooks: record outcome", "err", err)
 	}
+}
+
+// redactErr is err with the URL a *url.Error names redacted (RedactURL).
+// net/http hides a URL's password in its errors but not a user name given
+// alone, often a token; River keeps a delivery's error in its job, and
+// the worker's log shows it.
+func redactErr(err error, rawURL string) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = RedactURL(rawURL)
+	}
+	return err
 }
