@@ -60,7 +60,7 @@ const MaxScheduleName = 64
 // Cron. The JSON form is the record the store keeps (Next aside).
 type Schedule struct {
 	// Name is 1 to MaxScheduleName bytes of a-z, 0-9, '.', '_' and '-',
-	// unique among the cluster's schedules.
+	// not dots alone, unique among the cluster's schedules.
 	Name     string `json:"name"`
 	Workflow string `json:"workflow"`
 	// Cron is five fields (minute hour day-of-month month day-of-week),
@@ -115,6 +115,11 @@ func CheckScheduleName(name string) error {
 func (s *Schedule) check(now time.Time, minInterval time.Duration) error {
 	if err := CheckScheduleName(s.Name); err != nil {
 		return err
+	}
+	if strings.Trim(s.Name, ".") == "" {
+		// "." and ".." read as a path: /v1/schedules/.. could not name
+		// it. Stored ones can still be changed and removed by name.
+		return fmt.Errorf("%w: name %q is made of dots alone, as a path is", ErrBadSchedule, s.Name)
 	}
 	if err := CheckNeeds(s.Needs); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadSchedule, err)

@@ -52,3 +52,22 @@ func TestScopeNamesRefuseDots(t *testing.T) {
 		}
 	}
 }
+
+// A schedule named "." or ".." (or dots alone) is refused: its name would
+// read as a path, and /v1/schedules/.. cannot name it.
+func TestScheduleNamesRefuseDots(t *testing.T) {
+	home := t.TempDir()
+	e := newEnv(t, home, "sqlite://"+filepath.Join(home, "rath.db"))
+	ctx := context.Background()
+	in := `{"steps":1,"latency_ms":1,"idempotent":true}`
+	for _, name := range []string{".", "..", "..."} {
+		if _, err := e.cl.AddSchedule(ctx, cluster.Schedule{Name: name, Workflow: "cluster", Cron: "@hourly", Input: &in, Paused: true}); !errors.Is(err, cluster.ErrBadSchedule) {
+			t.Errorf("AddSchedule named %q: %v", name, err)
+		}
+	}
+	for _, name := range []string{"a.b", ".hidden", "v1.."} {
+		if _, err := e.cl.AddSchedule(ctx, cluster.Schedule{Name: name, Workflow: "cluster", Cron: "@hourly", Input: &in, Paused: true}); err != nil {
+			t.Errorf("AddSchedule named %q: %v", name, err)
+		}
+	}
+}
