@@ -19,7 +19,7 @@ type req struct {
 	bearer             string            // the token, if any
 	ctype              string            // Content-Type; application/json for a body by default
 	header             map[string]string // more headers (Host included)
-	stream             bool              // an event stream: read until it is live or ends
+	stream             bool              // an event stream: read until it is live, ends or shows the cluster's status
 }
 
 // resp is what came back.
@@ -81,7 +81,8 @@ func (a *attack) do(t *testing.T, base string, q req) resp {
 		for len(b) < 4<<20 {
 			n, err := res.Body.Read(buf)
 			b = append(b, buf[:n]...)
-			if err != nil || bytes.Contains(b, []byte("event: live")) || bytes.Contains(b, []byte("event: end")) {
+			if err != nil || bytes.Contains(b, []byte("event: live")) || bytes.Contains(b, []byte("event: end")) ||
+				bytes.Contains(b, []byte("event: status")) && bytes.HasSuffix(b, []byte("\n\n")) {
 				break
 			}
 		}

@@ -122,8 +122,8 @@ func probeBuiltinPolicy(t *testing.T, a *attack) {
 	if r.State != "waiting_approval" {
 		t.Errorf("a run calling run_command without a policy: %s (%s), want it waiting for approval", r.State, r.Error)
 	}
-	if list := a.must(t, a.url(), http.StatusOK, req{method: "GET", path: "/v1/approvals", bearer: own}); !strings.Contains(list, id) {
-		t.Errorf("the run is not among the approvals: %.500s", list)
+	if list := a.must(t, a.url(), http.StatusOK, req{method: "GET", path: "/v1/approvals", bearer: own}); !strings.Contains(list, id) || !strings.Contains(list, "run_command") {
+		t.Errorf("the run is not among the approvals, asking for run_command: %.500s", list)
 	}
 	a.must(t, a.url(), http.StatusOK, req{method: "POST", path: "/v1/runs/" + id + "/cancel", bearer: own, body: `{}`})
 	a.waitRun(t, own, id, inState("cancelled"))
