@@ -98,6 +98,7 @@ func TestAttack(t *testing.T) {
 	t.Run("seal", func(t *testing.T) { probeSeal(t, a) })
 	t.Run("failed-auth-audit", func(t *testing.T) { probeFailedAuthAudit(t, a) })
 	t.Run("secret-scan", func(t *testing.T) { probeSecretScan(t, a) })
+	t.Run("audit-witness", func(t *testing.T) { probeAuditWitness(t, a) })
 }
 
 // with is a for probes of another server than the main one.

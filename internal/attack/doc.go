@@ -14,10 +14,11 @@
 //     that is no browser passes.
 //   - matrix/*: every operation of the served /openapi.json, asked by the
 //     owner (acme/web), another tenant, another project, a read-only
-//     token, a token without the grant, a revoked one, a forged one and
-//     none: the documented status for each, no byte of the owner's data
-//     in any answer, and another tenant's object answering exactly (status
-//     and body) as a missing one.
+//     token, a token without the grant, a revoked one, a forged one, an
+//     unsigned JWT and none: the documented status for each, and no byte
+//     of the owner's data in any answer to another scope.
+//   - not-found-identical: another tenant's or project's object answers
+//     exactly (status and body, request id aside) as a missing one.
 //   - cluster-read: an admin of tenant acme is refused the cluster's own
 //     state; an operator's token of tenant default reads it.
 //   - bodies/*: malformed, oversized and wrongly typed bodies on every
@@ -45,6 +46,9 @@
 //     appears in any file of the home (the SQLite files), in the server's
 //     log or in any response body collected, except the one answer that
 //     hands a webhook's key to its creator.
+//   - audit-witness: every process wrote the witness file; a server's
+//     audit lane cut short in the database, its anchor rewritten to
+//     match, is caught by `rath audit verify --witness`.
 //
 // To add a probe, write a func(t *testing.T, a *attack) in a file of its
 // own and add it to the list in TestAttack under its name. Make requests

@@ -29,7 +29,7 @@ func buildRath(t *testing.T, dir string) string {
 
 // env is the environment of every rath process of the suite: the
 // caller's without RATH_* variables and model keys (the examples run
-// offline), with the suite's home.
+// offline), with the suite's home and audit witness.
 func env(home string) []string {
 	var e []string
 	for _, kv := range os.Environ() {
@@ -37,7 +37,7 @@ func env(home string) []string {
 			e = append(e, kv)
 		}
 	}
-	return append(e, "RATH_HOME="+home)
+	return append(e, "RATH_HOME="+home, "RATH_AUDIT_WITNESS="+witness(home))
 }
 
 // cli runs `rath args...` on the suite's home and returns its stdout,
