@@ -79,6 +79,7 @@ func TestAttack(t *testing.T) {
 		{"bodies", probeBodies},
 		{"bodies/import-413", probeImportTooLarge},
 		{"bodies/bad-workflow-input", probeBadWorkflowInput},
+		{"bodies/params", probeParams},
 		{"webhooks/refused-targets", probeWebhookTargets},
 		{"webhooks/connect-time", probeWebhookConnectTime},
 		{"webhooks/secret-roots", probeWebhookSecretRoots},

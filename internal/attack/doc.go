@@ -23,7 +23,8 @@
 //     state; an operator's token of tenant default reads it.
 //   - bodies/*: malformed, oversized and wrongly typed bodies on every
 //     POST route: one clear 4xx, never a 500; an import past 1 MiB is 413;
-//     an input the workflow refuses is 400.
+//     an input the workflow refuses is 400; malformed query parameters,
+//     path values and credentials on every GET operation are never a 5xx.
 //   - webhooks/*: loopback, private, link-local and metadata targets
 //     refused as added; a webhook the operator adds to loopback refused as
 //     it is delivered (the receiver sees nothing); secret references

@@ -45,6 +45,7 @@ func probeFailedAuthAudit(t *testing.T, a *attack) {
 	if n > 60 || n*4 > failed {
 		t.Errorf("%d failed authentications wrote %d audit records", failed, n)
 	}
+	t.Logf("%d failed authentications, %d audit records", failed, n)
 }
 
 // probeSecretScan: no secret the suite used — a token, a webhook's
