@@ -246,7 +246,7 @@ func (a *attack) seed(t *testing.T) {
 		body: `{"name":"acme-nightly","workflow":"cluster","cron":"@daily","paused":true}`})
 	var hook struct{ ID, Secret string }
 	body := a.must(t, a.url(), http.StatusCreated, req{method: "POST", path: "/v1/webhooks", bearer: own,
-		body: `{"url":"https://hooks.example.com/acme-hook"}`})
+		body: `{"url":"https://hooks.attack.invalid/acme-hook"}`})
 	decode(t, body, &hook)
 	a.hook = hook.ID
 	if hook.Secret == "" {

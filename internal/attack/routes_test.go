@@ -32,7 +32,7 @@ var bodies = map[string]string{
 	"POST /v1/runs/{id}/review":   `{"verdict":"happened","by":"x"}`,
 	"POST /v1/approvals/{id}":     `{"verdict":"approve","by":"x"}`,
 	"POST /v1/schedules":          `{"name":"%caller-nightly","workflow":"cluster","cron":"@daily","paused":true}`,
-	"POST /v1/webhooks":           `{"url":"https://hooks.example.com/%caller-hook"}`,
+	"POST /v1/webhooks":           `{"url":"https://hooks.attack.invalid/%caller-hook"}`,
 	"POST /v1/sessions/{id}/fork": `{}`,
 }
 

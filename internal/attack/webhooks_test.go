@@ -41,8 +41,16 @@ func probeWebhookTargets(t *testing.T, a *attack) {
 			t.Errorf("a refused webhook is listed (%s): %.500s", host, list)
 		}
 	}
-	// A public address is taken: the probe can fail.
-	a.must(t, a.url(), http.StatusCreated, req{method: "POST", path: "/v1/webhooks", body: `{"url":"https://93.184.215.14/acme-public"}`, bearer: own})
+	// A public address (TEST-NET-1, never routed) is taken: the probe
+	// can fail. Removed at once, so that nothing is delivered to it.
+	var hook struct{ ID, Secret string }
+	body := a.must(t, a.url(), http.StatusCreated, req{method: "POST", path: "/v1/webhooks", body: `{"url":"https://192.0.2.14/acme-public"}`, bearer: own})
+	decode(t, body, &hook)
+	a.secrets = append(a.secrets, hook.Secret)
+	a.handed[hook.Secret] = body
+	if r := a.do(t, a.url(), req{method: "DELETE", path: "/v1/webhooks/" + hook.ID, bearer: own}); r.status >= 300 {
+		t.Errorf("DELETE /v1/webhooks/%s: %d: %.300s", hook.ID, r.status, r.body)
+	}
 }
 
 // probeWebhookConnectTime: a webhook the operator adds from the command
@@ -97,7 +105,7 @@ func probeWebhookSecretRoots(t *testing.T, a *attack) {
 		"secret://vault/acme/hook",
 	}
 	add := func(bearer, ref string) resp {
-		b, _ := json.Marshal(map[string]string{"url": "https://hooks.example.com/signed", "secret": ref})
+		b, _ := json.Marshal(map[string]string{"url": "https://hooks.attack.invalid/signed", "secret": ref})
 		return a.do(t, a.url(), req{method: "POST", path: "/v1/webhooks", body: string(b), bearer: bearer})
 	}
 	first := ""
@@ -149,7 +157,7 @@ func probeWebhookURLCredentials(t *testing.T, a *attack) {
 	const pass, lone = "pa55-CANARY-7d1e", "tok-CANARY-99e1f"
 	a.secrets = append(a.secrets, pass, lone)
 	own := a.tok["acme-web"]
-	for _, u := range []string{"https://alice:" + pass + "@hooks.example.com/basic", "https://" + lone + "@hooks.example.com/lone"} {
+	for _, u := range []string{"https://alice:" + pass + "@hooks.attack.invalid/basic", "https://" + lone + "@hooks.attack.invalid/lone"} {
 		b, _ := json.Marshal(map[string]string{"url": u})
 		body := a.must(t, a.url(), http.StatusCreated, req{method: "POST", path: "/v1/webhooks", body: string(b), bearer: own})
 		if strings.Contains(body, pass) || strings.Contains(body, lone) {
