@@ -17,6 +17,7 @@ import (
 func probeFailedAuthAudit(t *testing.T, a *attack) {
 	// More failures from one source than any window writes one by one.
 	srv := a.serve(t)
+	defer srv.kill()
 	for i := 0; i < 200; i++ {
 		if r := a.do(t, srv.url, req{method: "GET", path: "/v1/runs", bearer: "rath_forged" + strings.Repeat("x", i%7)}); r.status != http.StatusUnauthorized {
 			t.Fatalf("a forged token: %d", r.status)
@@ -50,18 +51,15 @@ func probeFailedAuthAudit(t *testing.T, a *attack) {
 
 // probeSecretScan: no secret the suite used — a token, a webhook's
 // signing key, a receiver's password, a secret file's value — is in any
-// file of the home (the SQLite store among them), in any server's log,
-// or in any answer but the one that handed a webhook's key to its
-// creator.
+// file of the home (the SQLite store among them) or the audit witness,
+// in any server's log, or in any answer but the one that handed a
+// webhook's key to its creator.
 func probeSecretScan(t *testing.T, a *attack) {
 	if len(a.secrets) < 15 {
 		t.Fatalf("only %d secrets to look for", len(a.secrets))
 	}
 	files := 0
-	err := filepath.WalkDir(a.home, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
+	scan := func(path string) error {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return err
@@ -69,12 +67,21 @@ func probeSecretScan(t *testing.T, a *attack) {
 		files++
 		for _, s := range a.secrets {
 			if bytes.Contains(b, []byte(s)) {
-				t.Errorf("%s holds the secret %.12s…", strings.TrimPrefix(path, a.home), s)
+				t.Errorf("%s holds the secret %.12s…", path, s)
 			}
 		}
 		return nil
+	}
+	err := filepath.WalkDir(a.home, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		return scan(path)
 	})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := scan(witness(a.home)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(a.home, "rath.db")); err != nil || files < 2 {
