@@ -91,6 +91,8 @@ func TestAttack(t *testing.T) {
 		{"policy-paths", probePolicyPaths},
 		{"streams", probeStreams},
 		{"revocation", probeRevocation},
+		{"expiry", probeExpiry},
+		{"surface", probeSurface},
 	} {
 		t.Run(p.name, func(t *testing.T) { p.run(t, a) })
 	}

@@ -37,8 +37,12 @@
 //     policy directory; a broken policy file's error shows no server path.
 //   - streams: one principal and one tenant are bounded (429 naming the
 //     limit) and the other tenant still opens streams.
-//   - revocation: a token revoked with `rath token revoke` is refused, and
-//     stays refused, by the running server.
+//   - revocation, expiry: a token revoked with `rath token revoke` is
+//     refused, and stays refused, by the running server; one that expires
+//     is refused by the first request after its expiry.
+//   - surface: what answers without a credential (the viewer, its files,
+//     health, the contract) carries no owner's data and no server path,
+//     /metrics and River's UI are closed, every answer refuses framing.
 //   - failed-auth-audit: failed authentications are audited in bounded
 //     records whose counts sum to the 401s the server answered.
 //   - seal: with every token revoked and `rath gc` run, a loopback request

@@ -49,6 +49,33 @@ func probeRevocation(t *testing.T, a *attack) {
 	}
 }
 
+// probeExpiry: a token that expires is refused by the next request
+// after its expiry, not a cache's lifetime later.
+func probeExpiry(t *testing.T, a *attack) {
+	var info struct {
+		ID, Secret string
+		Expires    time.Time
+	}
+	decode(t, a.mustCLI(t, "--json", "token", "create", "--name", "brief", "--tenant", "acme", "--project", "web",
+		"--grant", "session.read", "--expires", "6s"), &info)
+	a.secrets = append(a.secrets, info.Secret)
+	if info.Expires.IsZero() {
+		t.Fatalf("the token has no expiry: %+v", info)
+	}
+	q := req{method: "GET", path: "/v1/sessions/" + a.imp, bearer: info.Secret}
+	r := a.do(t, a.url(), q)
+	if time.Now().After(info.Expires) {
+		t.Skip("the machine took longer than the token's life to use it once")
+	}
+	if r.status != http.StatusOK {
+		t.Fatalf("a token not yet expired: %d: %.300s", r.status, r.body)
+	}
+	time.Sleep(time.Until(info.Expires) + 100*time.Millisecond)
+	if r := a.do(t, a.url(), q); r.status != http.StatusUnauthorized {
+		t.Errorf("the first request after the token expired: %d, want 401: %.300s", r.status, r.body)
+	}
+}
+
 // probeSeal: once every token is revoked and `rath gc` has deleted
 // them, loopback requests without a credential are still refused — the
 // store remembers it had tokens — until the operator runs `rath token
