@@ -1,16 +1,8 @@
 package attack
 
 import (
-	"bytes"
-	"encoding/json"
-	"net/http"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
-
-	"github.com/openrath/rath/session"
 )
 
 // attack is the suite's state: the binary, the home, the main server,
@@ -104,7 +96,7 @@ func TestAttack(t *testing.T) {
 	t.Run("audit-witness", func(t *testing.T) { probeAuditWitness(t, a) })
 }
 
-// with is a for probes of another server than the main one.
+// with points the probes at another server than the main one.
 func (a *attack) with(s *server) *attack {
 	a.srv = s
 	return a
@@ -112,163 +104,3 @@ func (a *attack) with(s *server) *attack {
 
 // url is the main server's base URL.
 func (a *attack) url() string { return a.srv.url }
-
-// grantsOwner are what the owner and its peers of other scopes hold.
-var grantsOwner = []string{"session.*", "run.*", "approval.*", "schedule.*", "webhook.*"}
-
-// tokens creates the suite's tokens with `rath token create`, as an
-// operator would, and revokes one.
-func (a *attack) tokens(t *testing.T) {
-	t.Helper()
-	mk := func(name, tenant, project string, admin bool, grants ...string) {
-		args := []string{"--json", "token", "create", "--name", name, "--tenant", tenant}
-		if project != "" {
-			args = append(args, "--project", project)
-		}
-		if admin {
-			args = append(args, "--admin")
-		}
-		for _, g := range grants {
-			args = append(args, "--grant", g)
-		}
-		var info struct{ ID, Secret string }
-		decode(t, a.mustCLI(t, args...), &info)
-		if !strings.HasPrefix(info.Secret, "rath_") || info.ID == "" {
-			t.Fatalf("token %s: %+v", name, info)
-		}
-		a.tok[name], a.tokID[name] = info.Secret, info.ID
-		a.secrets = append(a.secrets, info.Secret)
-	}
-	mk("operator", "default", "", false, "cluster.read", "run.*", "webhook.*", "session.read")
-	mk("acme-admin", "acme", "", true)
-	mk("acme-web", "acme", "web", false, grantsOwner...)
-	mk("acme-read", "acme", "", false, "session.read", "run.read", "approval.read", "schedule.read", "webhook.read")
-	mk("acme-api", "acme", "api", false, grantsOwner...)
-	mk("acme-metrics", "acme", "web", false, "metrics.read")
-	mk("acme-ci", "acme", "", false, "session.read")
-	mk("acme-revoked", "acme", "web", false, grantsOwner...)
-	mk("globex-admin", "globex", "", true)
-	mk("globex-lab", "globex", "lab", false, "session.*", "run.*")
-	a.mustCLI(t, "token", "revoke", a.tokID["acme-revoked"])
-}
-
-// secretFiles writes the tenants' webhook signing secrets under their
-// roots, and a file outside every root.
-func (a *attack) secretFiles(t *testing.T) {
-	t.Helper()
-	for _, f := range []struct{ path, value string }{
-		{"acme/hook.key", "ACME-SIGNING-SECRET-0c1d2e3f4a5b"},
-		{"globex/hook.key", "GLOBEX-SIGNING-SECRET-9a8b7c6d5e4f"},
-		{"operator.key", "OPERATOR-ONLY-SECRET-13572468"},
-	} {
-		p := filepath.Join(a.secdir, f.path)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(f.value), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		a.secrets = append(a.secrets, f.value)
-	}
-}
-
-// run is a /v1 run as an attacker reads it.
-type run struct {
-	ID     string `json:"id"`
-	State  string `json:"state"`
-	Output string `json:"output"`
-	Error  string `json:"error"`
-	Cancel string `json:"cancel"` // who cancelled it, and why
-}
-
-// submit posts a run of the cluster example and returns its id.
-func (a *attack) submit(t *testing.T, bearer, workflow, input string) string {
-	t.Helper()
-	m := map[string]any{"workflow": workflow}
-	if input != "" {
-		m["input"] = input
-	}
-	b, _ := json.Marshal(m)
-	var r run
-	decode(t, a.must(t, a.url(), http.StatusCreated, req{method: "POST", path: "/v1/runs", body: string(b), bearer: bearer}), &r)
-	return r.ID
-}
-
-// waitRun polls the run until done says so, or fails after a minute.
-func (a *attack) waitRun(t *testing.T, bearer, id string, done func(run) bool) run {
-	t.Helper()
-	var r run
-	for deadline := time.Now().Add(90 * time.Second); ; {
-		decode(t, a.must(t, a.url(), http.StatusOK, req{method: "GET", path: "/v1/runs/" + id, bearer: bearer}), &r)
-		if done(r) {
-			return r
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("run %s: still %s (%s)", id, r.State, r.Error)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func inState(states ...string) func(run) bool {
-	return func(r run) bool {
-		for _, s := range states {
-			if r.State == s {
-				return true
-			}
-		}
-		return false
-	}
-}
-
-// seed makes the owner's (acme/web's) objects over /v1: a finished run,
-// an imported session and its fork, a schedule, a webhook and a run
-// waiting for approval.
-func (a *attack) seed(t *testing.T) {
-	t.Helper()
-	own := a.tok["acme-web"]
-	a.marker = "ACME-WEB-PRIVATE-5e7a"
-	a.run = a.submit(t, own, "cluster", `{"steps":2,"latency_ms":1,"idempotent":true}`)
-	a.waiting = a.submit(t, own, "cluster", `{"steps":1,"latency_ms":1,"idempotent":true,"approval":true}`)
-	r := a.waitRun(t, own, a.run, inState("done", "failed"))
-	if r.State != "done" || r.Output == "" {
-		t.Fatalf("the owner's run: %+v", r)
-	}
-	a.out = r.Output
-	a.waitRun(t, own, a.waiting, inState("waiting_approval"))
-
-	var created struct{ ID string }
-	decode(t, a.must(t, a.url(), http.StatusOK, req{method: "POST", path: "/v1/sessions:import", body: importLine(a.marker),
-		ctype: "application/x-ndjson", bearer: own}), &created)
-	a.imp = created.ID
-	decode(t, a.must(t, a.url(), http.StatusCreated, req{method: "POST", path: "/v1/sessions/" + a.imp + "/fork", body: "{}", bearer: own}), &created)
-	a.fork = created.ID
-	a.sched = "acme-nightly"
-	a.must(t, a.url(), http.StatusCreated, req{method: "POST", path: "/v1/schedules", bearer: own,
-		body: `{"name":"acme-nightly","workflow":"cluster","cron":"@daily","paused":true}`})
-	var hook struct{ ID, Secret string }
-	body := a.must(t, a.url(), http.StatusCreated, req{method: "POST", path: "/v1/webhooks", bearer: own,
-		body: `{"url":"https://hooks.attack.invalid/acme-hook"}`})
-	decode(t, body, &hook)
-	a.hook = hook.ID
-	if hook.Secret == "" {
-		t.Fatalf("the webhook's answer hands no signing key: %s", body)
-	}
-	a.secrets = append(a.secrets, hook.Secret)
-	a.handed[hook.Secret] = body
-	for _, s := range []string{a.run, a.out, a.imp, a.fork, a.hook, a.waiting} {
-		if s == "" {
-			t.Fatalf("an owner's object has no id: %q", []string{a.run, a.out, a.imp, a.fork, a.hook, a.waiting})
-		}
-	}
-}
-
-// importLine is a new session of one user message, in the JSONL rath
-// exports and imports, as an attacker would write it.
-func importLine(text string) string {
-	var b bytes.Buffer
-	if err := session.Encode(&b, session.FromUser(text)); err != nil {
-		panic(err)
-	}
-	return b.String()
-}
