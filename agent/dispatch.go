@@ -299,7 +299,8 @@ func (r *run) call(rctx context.Context, env tool.Env, c session.ToolCall, rs []
 	var conns *connLog
 	if env.Sandbox != nil {
 		conns = new(connLog)
-		env.Sandbox = &egressSandbox{Sandbox: env.Sandbox, decide: r.connDecider(r.egressFacts, t, c, ru), log: conns}
+		env.Sandbox = &egressSandbox{Sandbox: env.Sandbox, decide: r.connDecider(r.egressFacts, t, c, ru), log: conns,
+			refuse: egressRefusal(env.Sandbox, r.s.Placement().Spec, ru.limits.AllowedHosts)}
 	}
 	ctx, cancel := ru.within(rctx)
 	start := time.Now()

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -15,6 +16,32 @@ import (
 // RuleAllowedHosts is the rule named by a connection refused because a
 // call's constraints (allowed_hosts) do not allow its host.
 const RuleAllowedHosts = "allowed_hosts"
+
+// ErrEgressUncontrolled: a call's constraints allow it only some hosts,
+// but the session's sandbox would let its command connect anywhere
+// undecided (a backend without network control, such as local, or one
+// without egress control with the network on), so the command is not run.
+var ErrEgressUncontrolled = errors.New("agent: the sandbox cannot hold a command to the allowed hosts")
+
+// egressRefusal says why a command of a call whose allowed hosts are
+// hosts cannot run in sb, placed with spec ("" if it can): the policy
+// promised those hosts only, and a promise the sandbox cannot keep is
+// not made silently.
+func egressRefusal(sb sandbox.Sandbox, spec session.Spec, hosts []string) string {
+	if len(hosts) == 0 {
+		return ""
+	}
+	caps := sb.Capabilities()
+	switch {
+	case !caps.NetworkControl:
+		return fmt.Sprintf("allowed hosts %s: the %s sandbox cannot keep a command from other hosts, so the command is not run",
+			strings.Join(hosts, " "), sb.Backend())
+	case spec.Network && !caps.EgressControl:
+		return fmt.Sprintf("allowed hosts %s: the %s sandbox has the network on and cannot decide a command's connections, so the command is not run",
+			strings.Join(hosts, " "), sb.Backend())
+	}
+	return ""
+}
 
 // connDecider is the sandbox.Egress of call c, whose ruling is ru: each
 // connection its command opens is refused if the ruling's allowed hosts
@@ -68,10 +95,15 @@ type egressSandbox struct {
 	sandbox.Sandbox
 	decide sandbox.Egress
 	log    *connLog
+	// refuse, if set, says why no command runs (egressRefusal).
+	refuse string
 }
 
 // Exec implements sandbox.Sandbox.
 func (s *egressSandbox) Exec(ctx context.Context, c sandbox.Command) (sandbox.Result, error) {
+	if s.refuse != "" {
+		return sandbox.Result{}, tool.Errorf(session.ToolErrPolicy, ErrEgressUncontrolled, s.refuse)
+	}
 	if own := c.Egress; own != nil {
 		c.Egress = func(ctx context.Context, host string, port int) sandbox.Verdict {
 			v := s.decide(ctx, host, port)
