@@ -98,7 +98,7 @@ func TestChaosNotIdempotent(t *testing.T) {
 				for _, id := range ids {
 					if r := e.run(id); r.State != cluster.StateDone {
 						b, _ := json.MarshalIndent(r, "", "  ")
-						left = append(left, string(b))
+						left = append(left, string(b), e.cl.JobsOfRun(context.Background(), id))
 					}
 				}
 				t.Fatalf("%d of %d runs done after %d kills; the others:\n%s\n%s", done, runs, kills, strings.Join(left, "\n"), e.logs())

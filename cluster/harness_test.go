@@ -74,6 +74,9 @@ type env struct {
 
 	mu      sync.Mutex
 	workers map[string]*proc
+	// past holds the output of workers a later one of the same id
+	// replaced (logs shows them first).
+	past []string
 }
 
 // Fast settings, so that deaths are noticed in about a second.
@@ -170,6 +173,9 @@ func (e *env) workerFrom(bin, id string, args ...string) *proc {
 	return p
 }
 
+// maxPast is how many replaced workers' outputs logs shows, the last.
+const maxPast = 40
+
 // start starts a rath process from bin, kept as e's worker id.
 func (e *env) start(bin, id string, args ...string) *proc {
 	e.t.Helper()
@@ -181,6 +187,12 @@ func (e *env) start(bin, id string, args ...string) *proc {
 	}
 	go func() { p.done <- cmd.Wait() }()
 	e.mu.Lock()
+	if old := e.workers[id]; old != nil {
+		e.past = append(e.past, fmt.Sprintf("--- worker %s (pid %d, replaced) ---\n%s\n", id, old.cmd.Process.Pid, old.out.String()))
+		if len(e.past) > maxPast {
+			e.past = e.past[len(e.past)-maxPast:]
+		}
+	}
 	e.workers[id] = p
 	e.mu.Unlock()
 	return p
@@ -262,6 +274,9 @@ func (e *env) logs() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var sb strings.Builder
+	for _, p := range e.past {
+		sb.WriteString(p)
+	}
 	for id, p := range e.workers {
 		fmt.Fprintf(&sb, "--- worker %s ---\n%s\n", id, p.out.String())
 	}
