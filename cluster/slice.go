@@ -344,6 +344,14 @@ func (w *Worker) settle(ctx, fctx context.Context, run *Run, out *session.Sessio
 		// A call was not started: whether the worker still holds the run
 		// could not be told. River tries the slice again.
 		return err
+	case errors.Is(err, runctx.ErrNotHolder) && w.dead.Load():
+		// Taken for dead: a reaper that listed this worker's jobs
+		// before this one was fetched did not replace it, so the job
+		// goes back to the queue for another worker (if the reaper did
+		// replace it, the job is finalized and this changes nothing).
+		// Completed, it would leave the run running with no job.
+		w.c.log.Warn("run given back: this worker was taken for dead", "run", run.ID, "worker", w.info.ID, "err", err)
+		return river.JobSnooze(0)
 	case errors.Is(err, runctx.ErrNotHolder):
 		w.c.log.Warn("run lost before a call started: another worker holds it", "run", run.ID, "worker", w.info.ID, "err", err)
 		return nil
