@@ -53,7 +53,7 @@ func record(ctx context.Context, log string, env tool.Env, in effectArgs, cfg Co
 		}
 		sleep = false
 	}
-	already, err := write(log, env.IdempotencyKey, fmt.Sprintf("%s %s %d", env.IdempotencyKey, runctx.ID(ctx), in.N), cfg.Idempotent)
+	_, err := write(log, env.IdempotencyKey, fmt.Sprintf("%s %s %d", env.IdempotencyKey, runctx.ID(ctx), in.N), cfg.Idempotent)
 	if err != nil {
 		return "", err
 	}
@@ -67,9 +67,11 @@ func record(ctx context.Context, log string, env tool.Env, in effectArgs, cfg Co
 			return "", err
 		}
 	}
-	if already {
-		return fmt.Sprintf("effect %d was already recorded", in.N), nil
-	}
+	// A call repeated under its idempotency key (an idempotent call
+	// begun again after a crash that lost its result) answers as the
+	// first execution did, as an idempotency key promises: the effect
+	// is recorded, once, and the run's outcome does not depend on where
+	// the crash fell.
 	return fmt.Sprintf("effect %d recorded", in.N), nil
 }
 
