@@ -103,6 +103,11 @@ func OpenBackend(ctx context.Context, path string, opts ...Option) (*Backend, er
 	for _, o := range opts {
 		o(b)
 	}
+	if err := b.annCfg.check(); err != nil {
+		b.stmts.close()
+		db.Close()
+		return nil, err
+	}
 	if b.embedder != nil {
 		b.ann = newANN(db, path+".ann", rank.EmbedderKey(b.embedder), b.annCfg)
 	}

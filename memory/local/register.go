@@ -21,7 +21,10 @@ func init() {
 		if path == "" {
 			return nil, fmt.Errorf("memory/local: URL %q names no file", u.Redacted())
 		}
-		var opts []Option
+		opts, err := urlOptions(u.Query())
+		if err != nil {
+			return nil, err
+		}
 		if o.Embedder != nil {
 			opts = append(opts, WithEmbedder(o.Embedder))
 		}
