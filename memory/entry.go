@@ -77,7 +77,24 @@ func Hash(content string) string {
 type Hit struct {
 	Entry
 	Score float64
+	// Via says how the backend found the entry: one of the Via constants,
+	// or several joined by "+" when rankings were fused ("" if the
+	// backend does not say).
+	Via string
 }
+
+// How a backend found a hit (Hit.Via).
+const (
+	ViaLexical = "bm25"  // full-text ranking
+	ViaScan    = "scan"  // an exact scan of a scope too small for a graph
+	ViaGraph   = "graph" // a search of the vector index's graph
+	// ViaWider: the graph search found fewer than k vectors above the
+	// similarity cut-off, and a search keeping more candidates did.
+	ViaWider = "graph-wider"
+	// ViaExact: both graph searches found fewer than k above the cut-off,
+	// and an exact scan of the scope answered.
+	ViaExact = "exact-fallback"
+)
 
 // Selector chooses entries to forget. Zero fields match anything; at least
 // one must be set.

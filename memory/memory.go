@@ -134,7 +134,7 @@ func (m *recorded) Recall(ctx context.Context, s *session.Session, q Query) ([]H
 	ev := session.MemoryEvent{Op: session.MemoryRecall, Query: q.Text, Scopes: q.Scopes, K: q.K}
 	for _, h := range hits {
 		ev.Hits = append(ev.Hits, session.MemoryHit{URI: h.URI.String(), Score: h.Score, Hash: h.Hash(), Text: h.Content,
-			Writer: h.Provenance.Session, Evidence: h.Provenance.Evidence, EvidenceKind: h.Provenance.Kind})
+			Writer: h.Provenance.Session, Evidence: h.Provenance.Evidence, EvidenceKind: h.Provenance.Kind, Via: h.Via})
 	}
 	return hits, m.note(s, ev), nil
 }

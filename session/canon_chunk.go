@@ -177,7 +177,7 @@ func (m *MemoryEvent) canon(w *canonWriter) {
 	w.strOpt("evidence_kind", m.EvidenceKind)
 	w.strsOpt("forgotten", m.Forgotten)
 	list(w, "hits", m.Hits, true, func(w *canonWriter, h *MemoryHit) {
-		w.open() // evidence evidence_kind hash score text uri writer
+		w.open() // evidence evidence_kind hash score text uri via writer
 		if len(h.Evidence) > 0 {
 			ids := make([]string, len(h.Evidence))
 			for i, id := range h.Evidence {
@@ -190,6 +190,7 @@ func (m *MemoryEvent) canon(w *canonWriter) {
 		w.float("score", h.Score)
 		w.strOpt("text", h.Text)
 		w.str("uri", h.URI)
+		w.strOpt("via", h.Via)
 		w.strOpt("writer", string(h.Writer))
 		w.close()
 	})

@@ -527,6 +527,8 @@ func readMemoryHit(r *jsonReader, h *MemoryHit) {
 			readList(r, &h.Evidence, readString[ChunkID])
 		case "evidence_kind":
 			readString(r, &h.EvidenceKind)
+		case "via":
+			readString(r, &h.Via)
 		default:
 			r.unknown()
 		}

@@ -27,6 +27,10 @@ type MemoryHit struct {
 	Writer       ID        `json:"writer,omitempty"`
 	Evidence     []ChunkID `json:"evidence,omitempty"`
 	EvidenceKind string    `json:"evidence_kind,omitempty"`
+	// Via is how the memory backend found the entry (memory.Hit.Via):
+	// which ranking, and whether a vector search had to fall back to a
+	// wider or an exact one.
+	Via string `json:"via,omitempty"`
 }
 
 // MemoryEvent is the body of a memory chunk: one operation on long-term

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/memory/internal/rank"
 )
 
@@ -86,6 +87,8 @@ type annStats struct {
 	reconciled atomic.Int64          // graphs compared row by row with the table (log pruned past them)
 	saved      atomic.Int64          // graph files written
 	saveErr    atomic.Pointer[error] // the last failed save's error
+	widened    atomic.Int64          // searches answered by the wider graph search
+	exact      atomic.Int64          // searches answered by the exact fallback
 }
 
 // scopeIndex is one scope's graph and the log position it reflects.
@@ -139,8 +142,8 @@ func head(ctx context.Context, q interface {
 
 // search returns up to k rows of scope id most similar to unit vector q,
 // best first, after bringing the scope's graph to log position at least
-// h.
-func (a *annIndex) search(ctx context.Context, id, h int64, q []float32, k int) ([]rank.Ranked, error) {
+// h, each with how it was found (see answer).
+func (a *annIndex) search(ctx context.Context, id, h int64, q []float32, k int, minSim float32) ([]rank.Ranked, error) {
 	s := a.scope(id)
 	s.mu.RLock()
 	if s.g == nil || s.seq < h {
@@ -154,12 +157,52 @@ func (a *annIndex) search(ctx context.Context, id, h int64, q []float32, k int) 
 		s.mu.RLock()
 	}
 	defer s.mu.RUnlock()
-	cs := s.g.search(q, k, max(a.cfg.efSearch, k))
+	cs, via := a.answer(s.g, q, k, minSim)
 	out := make([]rank.Ranked, len(cs))
 	for i, c := range cs {
-		out[i] = rank.Ranked{ID: s.g.keys[c.id], Score: float64(cosineUnit(q, s.g.vec(c.id)))}
+		out[i] = rank.Ranked{ID: s.g.keys[c.id], Score: float64(cosineUnit(q, s.g.vec(c.id))), Via: via}
 	}
 	return out, nil
+}
+
+// widen is how many times efSearch's candidates the fallback's second
+// graph search keeps.
+const widen = 4
+
+// answer searches g for the k nodes most similar to q. An unlinked graph
+// is scanned. A linked one is searched keeping efSearch candidates; if
+// fewer than k of the nodes found score minSim (the search may have
+// started in the wrong region and never left it, and the recall would
+// silently return nothing), it is searched again keeping widen times as
+// many, and if that too finds fewer, scanned exactly: a scope that
+// truly holds fewer than k such vectors costs a scan. via names the
+// search that answered.
+func (a *annIndex) answer(g *graph, q []float32, k int, minSim float32) ([]cand, string) {
+	if !g.linked {
+		return g.search(q, k, k), memory.ViaScan
+	}
+	ef := max(a.cfg.efSearch, k)
+	cs := g.search(q, k, ef)
+	if clearing(cs, minSim) >= k {
+		return cs, memory.ViaGraph
+	}
+	if cs = g.search(q, k, widen*ef); clearing(cs, minSim) >= k {
+		a.stats.widened.Add(1)
+		return cs, memory.ViaWider
+	}
+	a.stats.exact.Add(1)
+	return g.exact(q, k), memory.ViaExact
+}
+
+// clearing counts the candidates scoring at least minSim (cs is best
+// first). A candidate's dot product may differ from cosineUnit's score by
+// float32 rounding; one within that of the cut-off counts.
+func clearing(cs []cand, minSim float32) int {
+	n := 0
+	for n < len(cs) && cs[n].sim >= minSim-1e-6 {
+		n++
+	}
+	return n
 }
 
 // catchUp loads scope s if it is not, then applies the log up to its head

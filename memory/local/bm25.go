@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/memory/internal/rank"
 	"github.com/openrath/rath/memory/internal/text"
 )
@@ -172,7 +173,7 @@ func (b *Backend) bm25Scope(ctx context.Context, q *lexQuery, id int64, k int, m
 func best(found map[int64]*candidate, k int) []rank.Ranked {
 	out := make([]rank.Ranked, 0, len(found))
 	for rowid, c := range found {
-		out = append(out, rank.Ranked{ID: rowid, Score: c.score})
+		out = append(out, rank.Ranked{ID: rowid, Score: c.score, Via: memory.ViaLexical})
 	}
 	rank.Sort(out)
 	return out[:min(k, len(out))]

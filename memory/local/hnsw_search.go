@@ -121,6 +121,18 @@ func (g *graph) search(q []float32, k, ef int) []cand {
 	return slices.Clone(w[:min(k, len(w))])
 }
 
+// exact is the k live nodes most similar to q, best first, by a scan,
+// whether or not the graph is linked. It may run concurrently with
+// searches.
+func (g *graph) exact(q []float32, k int) []cand {
+	if g.live() == 0 || k <= 0 || len(q) != g.dims {
+		return nil
+	}
+	s := g.searcher()
+	defer g.pool.Put(s)
+	return slices.Clone(g.scan(s, q, k))
+}
+
 // scan is the exact search: every live node's similarity, the k best kept.
 func (g *graph) scan(s *searcher, q []float32, k int) []cand {
 	s.found = s.found[:0]

@@ -148,7 +148,7 @@ func (b *Backend) hits(ctx context.Context, rs []rank.Ranked) ([]memory.Hit, err
 	out := make([]memory.Hit, 0, len(rs))
 	for _, r := range rs {
 		if e, ok := byRow[r.ID]; ok { // a row deleted meanwhile is no hit
-			out = append(out, memory.Hit{Entry: e, Score: r.Score})
+			out = append(out, memory.Hit{Entry: e, Score: r.Score, Via: r.Via})
 		}
 	}
 	return out, nil

@@ -71,7 +71,9 @@ func (b *Backend) putVector(ctx context.Context, tx *sql.Tx, rowid int64, v []fl
 // first. Each scope is searched in the backend's vector index (see
 // annIndex), concurrently, after the index has caught up with every write
 // committed before the call; a query vector without direction is similar
-// to nothing.
+// to nothing. A scope whose graph search finds fewer than k rows above
+// minSim is searched again, more widely, then exactly (annIndex.answer);
+// each row's Via says which search found it.
 func (b *Backend) nearest(ctx context.Context, q []float32, ids []int64, k int) ([]rank.Ranked, error) {
 	u := unit(q)
 	if u == nil {
@@ -85,7 +87,7 @@ func (b *Backend) nearest(ctx context.Context, q []float32, ids []int64, k int) 
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
-		wg.Go(func() { lists[i], errs[i] = b.ann.search(ctx, id, h, u, k) })
+		wg.Go(func() { lists[i], errs[i] = b.ann.search(ctx, id, h, u, k, b.minSim) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {

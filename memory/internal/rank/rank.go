@@ -15,6 +15,7 @@ import (
 type Ranked struct {
 	ID    int64
 	Score float64
+	Via   string // how the ranking found the row (memory.Hit.Via)
 }
 
 // RRFK is the constant of reciprocal rank fusion: a hit at rank r (from 1)
@@ -31,9 +32,11 @@ func Sort(rs []Ranked) {
 	})
 }
 
-// Fuse merges rankings by reciprocal rank: best first, ties by id.
+// Fuse merges rankings by reciprocal rank: best first, ties by id; a
+// row's Via joins its lists' with "+", in the lists' order.
 func Fuse(lists ...[]Ranked) []Ranked {
 	score := map[int64]float64{}
+	via := map[int64]string{}
 	var order []int64
 	for _, l := range lists {
 		for i, r := range l {
@@ -41,11 +44,16 @@ func Fuse(lists ...[]Ranked) []Ranked {
 				order = append(order, r.ID)
 			}
 			score[r.ID] += 1 / float64(RRFK+i+1)
+			if v := via[r.ID]; r.Via != "" && v == "" {
+				via[r.ID] = r.Via
+			} else if r.Via != "" {
+				via[r.ID] = v + "+" + r.Via
+			}
 		}
 	}
 	out := make([]Ranked, len(order))
 	for i, id := range order {
-		out[i] = Ranked{ID: id, Score: score[id]}
+		out[i] = Ranked{ID: id, Score: score[id], Via: via[id]}
 	}
 	Sort(out)
 	return out

@@ -50,3 +50,14 @@ func TestDedupeAndRange(t *testing.T) {
 		}
 	}
 }
+
+// TestFuseVia: a fused row's Via joins its lists' in the lists' order.
+func TestFuseVia(t *testing.T) {
+	got := Fuse([]Ranked{{ID: 1, Via: "bm25"}, {ID: 2, Via: "bm25"}}, []Ranked{{ID: 2, Via: "graph"}, {ID: 3, Via: "graph"}})
+	want := map[int64]string{1: "bm25", 2: "bm25+graph", 3: "graph"}
+	for _, r := range got {
+		if r.Via != want[r.ID] {
+			t.Errorf("row %d: via %q, want %q", r.ID, r.Via, want[r.ID])
+		}
+	}
+}
