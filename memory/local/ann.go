@@ -76,8 +76,12 @@ type annIndex struct {
 	scopes map[int64]*scopeIndex
 	origin string // the database's vector_origin id, once read
 
-	saves sync.WaitGroup
-	stats annStats
+	saves    sync.WaitGroup
+	rebuilds sync.WaitGroup // graphs being rebuilt beside their scopes' (see rebuildLater)
+	closing  atomic.Bool    // close has begun: rebuilds give up
+	stats    annStats
+
+	beforeSwap func() // tests: called by a rebuild once linked, before it takes the scope's lock
 }
 
 // annStats counts what the index did, for tests and diagnostics.
@@ -89,6 +93,7 @@ type annStats struct {
 	saveErr    atomic.Pointer[error] // the last failed save's error
 	widened    atomic.Int64          // searches answered by the wider graph search
 	exact      atomic.Int64          // searches answered by the exact fallback
+	rebuilt    atomic.Int64          // graphs rebuilt beside their scopes' and swapped in
 }
 
 // scopeIndex is one scope's graph and the log position it reflects.
@@ -99,6 +104,8 @@ type scopeIndex struct {
 	seq     int64
 	unsaved atomic.Int64 // changes since the graph file was written or read
 	saving  atomic.Bool
+	// rebuilding: a graph is being rebuilt beside g.
+	rebuilding atomic.Bool
 }
 
 func newANN(db *sql.DB, dir, model string, cfg annConfig) *annIndex {

@@ -147,6 +147,8 @@ func syncDir(dir string) error {
 // cannot be saved costs the next open a catch-up or a rebuild, not an
 // entry, so close reports nothing.
 func (a *annIndex) close() {
+	a.closing.Store(true)
+	a.rebuilds.Wait()
 	a.saves.Wait()
 	a.mu.Lock()
 	scopes := make([]*scopeIndex, 0, len(a.scopes))

@@ -169,7 +169,8 @@ func (a *annIndex) change(s *scopeIndex, key int64, model string, blob []byte) {
 }
 
 // relink links scope s's graph once it holds minGraph vectors and
-// compacts it once dead nodes dominate.
+// compacts it once dead nodes dominate: an unlinked graph at once, a
+// linked one beside the live one (see rebuildLater).
 func (a *annIndex) relink(s *scopeIndex) {
 	g := s.g
 	switch {
@@ -178,6 +179,9 @@ func (a *annIndex) relink(s *scopeIndex) {
 			g = g.compacted()
 		}
 		g.linkAll()
+	case g.needsCompaction() && g.linked:
+		a.rebuildLater(s)
+		return
 	case g.needsCompaction():
 		g = g.compacted()
 	default:

@@ -200,15 +200,23 @@ func (g *graph) compacted() *graph {
 }
 
 // linkAll links every live node of an unlinked graph, in node order.
-func (g *graph) linkAll() {
+func (g *graph) linkAll() { g.linkAllUnless(func() bool { return false }) }
+
+// linkAllUnless is linkAll, checking stop every 1,024 nodes and giving up
+// (reporting false, the graph left half linked) once it is true.
+func (g *graph) linkAllUnless(stop func() bool) bool {
 	g.linked = true
 	s := g.searcher()
 	defer g.pool.Put(s)
 	for n := range g.keys {
+		if n%1024 == 0 && stop() {
+			return false
+		}
 		if !g.dead[n] {
 			g.link(int32(n), s)
 		}
 	}
+	return true
 }
 
 // link inserts node n, already added, into the graph's layers: on each
