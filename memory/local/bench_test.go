@@ -107,6 +107,8 @@ func benchFixture(b *testing.B, n int) string {
 //     graphs, loading the hits. Also reports recall@10 of nearest against
 //     the exact scan over the same scopes, on 50 queries.
 //   - hybrid: the lexical queries with an embedder: both rankings, fused.
+//   - hard=overlapping, hard=lowrank: one scope of the hard sets (see
+//     hard_test.go), vector search alone; see benchHard.
 func BenchmarkRecall(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("backend=local/entries=%d", n), func(b *testing.B) {
@@ -114,6 +116,11 @@ func BenchmarkRecall(b *testing.B) {
 			b.Run("semantic", func(b *testing.B) { benchRecall(b, benchFixture(b, n), true, semanticQuery) })
 			b.Run("hybrid", func(b *testing.B) { benchRecall(b, benchFixture(b, n), true, lexicalQuery) })
 		})
+	}
+	for _, n := range []int{20_000, 100_000} {
+		for _, set := range hardSets {
+			b.Run(fmt.Sprintf("backend=local/hard=%s/entries=%d", set.name, n), func(b *testing.B) { benchHard(b, set.gen(38), n) })
+		}
 	}
 }
 
