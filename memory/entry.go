@@ -86,7 +86,7 @@ type Hit struct {
 // How a backend found a hit (Hit.Via).
 const (
 	ViaLexical = "bm25"  // full-text ranking
-	ViaScan    = "scan"  // an exact scan of a scope too small for a graph
+	ViaScan    = "scan"  // an exact scan (a scope too small for a graph, or no index)
 	ViaGraph   = "graph" // a search of the vector index's graph
 	// ViaWider: the graph search found fewer than k vectors above the
 	// similarity cut-off, and a search keeping more candidates did.

@@ -135,7 +135,8 @@ func (b *Backend) scoreQuery(ctx context.Context, scopes, qs []string, weights [
 	if err != nil {
 		return nil, err
 	}
-	return scanRanked(rows, 0)
+	rs, err := scanRanked(rows, 0)
+	return via(rs, memory.ViaLexical), err
 }
 
 // scanRanked reads (id, score) rows, keeping those scoring above zero and
@@ -184,7 +185,7 @@ func (b *Backend) hits(ctx context.Context, rs []rank.Ranked) ([]memory.Hit, err
 	out := make([]memory.Hit, 0, len(rs))
 	for _, r := range rs {
 		if e, ok := byID[r.ID]; ok { // one deleted meanwhile is no hit
-			out = append(out, memory.Hit{Entry: e, Score: r.Score})
+			out = append(out, memory.Hit{Entry: e, Score: r.Score, Via: r.Via})
 		}
 	}
 	return out, nil

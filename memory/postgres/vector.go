@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
 
+	"github.com/openrath/rath/memory"
 	"github.com/openrath/rath/memory/internal/rank"
 	"github.com/openrath/rath/model"
 )
@@ -75,20 +76,51 @@ func (b *Backend) nearest(ctx context.Context, q []float32, scopes []string, k i
 	if b.hnsw {
 		return b.nearestHNSW(ctx, q, scopes, k)
 	}
-	return b.nearestExact(ctx, q, scopes, k)
+	rs, err := b.nearestExact(ctx, q, scopes, k)
+	return via(rs, memory.ViaScan), err
 }
 
-// nearestHNSW asks the index. The query repeats the index's expression and
-// predicate literally, so the planner can use it whatever the plan cache
-// does with parameters.
+// nearestHNSW asks the index. If fewer than k of the rows it returns
+// score minSim (a graph search can start in the wrong region and stay
+// there, and the recall would silently miss what is there), it asks again
+// keeping efSearchWide candidates, and if that too returns fewer, scans
+// exactly. Each row's Via names the search that answered.
 func (b *Backend) nearestHNSW(ctx context.Context, q []float32, scopes []string, k int) ([]rank.Ranked, error) {
 	if err := b.ensureIndex(ctx, len(q)); err != nil {
 		return nil, err
 	}
+	out, err := b.askIndex(ctx, b.pool, q, scopes, k)
+	if err != nil || len(out) >= k {
+		return via(out, memory.ViaGraph), err
+	}
+	err = pgx.BeginTxFunc(ctx, b.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL hnsw.ef_search = %d`, efSearchWide)); err != nil {
+			return err
+		}
+		out, err = b.askIndex(ctx, tx, q, scopes, k)
+		return err
+	})
+	if err != nil || len(out) >= k {
+		return via(out, memory.ViaWider), err
+	}
+	out, err = b.nearestExact(ctx, q, scopes, k)
+	return via(out, memory.ViaExact), err
+}
+
+// efSearchWide is the fallback's hnsw.ef_search (pgvector's largest).
+const efSearchWide = 1000
+
+// askIndex returns the index's k nearest rows of the scopes scoring at
+// least minSim, best first. The query repeats the index's expression and
+// predicate literally, so the planner can use it whatever the plan cache
+// does with parameters.
+func (b *Backend) askIndex(ctx context.Context, db interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, q []float32, scopes []string, k int) ([]rank.Ranked, error) {
 	expr := fmt.Sprintf("embedding::vector(%d)", len(q))
 	sql := fmt.Sprintf(`SELECT entry_id, 1 - (%s <=> $1) FROM rath_memory.vectors
 		WHERE model = %s AND scope = ANY($2) ORDER BY %s <=> $1 LIMIT $3`, expr, literal(rank.EmbedderKey(b.embedder)), expr)
-	rows, err := b.pool.Query(ctx, sql, pgvector.NewVector(q), scopes, k)
+	rows, err := db.Query(ctx, sql, pgvector.NewVector(q), scopes, k)
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +130,14 @@ func (b *Backend) nearestHNSW(ctx context.Context, q []float32, scopes []string,
 	}
 	rank.Sort(out) // relaxed_order: the index may return near-ties out of order
 	return out, nil
+}
+
+// via sets each row's Via.
+func via(rs []rank.Ranked, how string) []rank.Ranked {
+	for i := range rs {
+		rs[i].Via = how
+	}
+	return rs
 }
 
 // nearestExact reads every vector of the scopes and keeps the k best.
