@@ -65,7 +65,9 @@ func defaultANN() annConfig {
 // vector on the reference machine, so a scope of 100,000 takes a minute
 // when it has no usable file. A save holds the scope's read lock while it
 // writes, so a catch-up waits for it (saves come every 256 + 1/16 of the
-// scope's changes).
+// scope's changes). A graph whose dead nodes pass half its live ones is
+// rebuilt beside it (rebuildLater), without the scope's lock: recalls
+// keep answering from the old graph until the new one is swapped in.
 type annIndex struct {
 	db    *sql.DB
 	dir   string
