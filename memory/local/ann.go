@@ -26,18 +26,24 @@ type annConfig struct {
 // exact. m 16 and efBuild 100 with efSearch 64 found every one of the
 // exact top ten (recall@10 1.000) on the semantic recall benchmark's
 // data — 256 well-separated clusters, three scopes of 10,000 — but not
-// on harder data of 384 dimensions (hard_test.go), with queries drawn
-// from the distribution: on 100,000 vectors of 64 overlapping clusters
-// 0.946 (0.991 with efSearch 128, 1.000 with 256), on 100,000 of a
-// 32-dimension subspace plus noise 0.972 (0.994 with 128); at 20,000 of
-// the latter, 0.968 with 64 and 0.9945 with 128. Hence efSearch 128.
+// on harder data of 384 dimensions (hard_test.go) with queries drawn
+// from the distribution. Recall@10 of the graph search at efSearch 64,
+// 128 and 256 (BenchmarkRecall, 200 queries):
+//
+//	overlapping clusters, 20,000:  0.999  1.000  1.000
+//	overlapping clusters, 100,000: 0.942  0.989  0.998 (64: one query found none of its ten)
+//	low-rank, 20,000:              0.968  0.9945 1.000
+//	low-rank, 100,000:             0.9125 0.9825 0.9975
+//
+// Only 256 reaches 0.99 on both at 100,000, hence efSearch 256; a
+// search costs about twice 128's (low-rank, 100,000: p50 2.2 ms at 128).
 // Building with efBuild 64 was 1.6 times faster, but reached 0.970 on
 // the benchmark's data (0.996 with efSearch 128): some nodes were left
 // where searches do not reach them. Filling each node's links up to m
 // with the heuristic's rejects (the paper's keepPrunedConnections) did
 // worse: 0.936, and slower.
 func defaultANN() annConfig {
-	return annConfig{minGraph: 4096, m: 16, efBuild: 100, efSearch: 128, logKeep: 100_000}
+	return annConfig{minGraph: 4096, m: 16, efBuild: 100, efSearch: 256, logKeep: 100_000}
 }
 
 // annIndex is a backend's in-memory nearest-neighbour index: for each

@@ -28,7 +28,7 @@ func TestANNOptions(t *testing.T) {
 	if c := b.ann.cfg; c.efSearch != 200 || c.minGraph != 10_000 || c.m != 24 || c.efBuild != 150 {
 		t.Fatalf("configuration %+v", c)
 	}
-	if c := defaultANN(); c.efSearch != 128 {
+	if c := defaultANN(); c.efSearch != 256 {
 		t.Fatalf("default efSearch %d", c.efSearch)
 	}
 	for _, bad := range []Option{WithEfSearch(0), WithExactScanBelow(-1), WithGraph(1, 100), WithGraph(16, 0)} {
