@@ -1,14 +1,12 @@
 package rath_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/agent"
 	"github.com/openrath/rath/flow"
+	"github.com/openrath/rath/internal/syncbuf"
 	"github.com/openrath/rath/model"
 	"github.com/openrath/rath/model/scripted"
 	"github.com/openrath/rath/policy"
@@ -50,22 +49,7 @@ func init() {
 }
 
 // syncBuffer is a log's buffer, read while decisions write it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = syncbuf.Buffer
 
 // Without a policy directory the built-in rule still decides: a call to a
 // non-idempotent high-risk tool waits for approval (and nothing else is

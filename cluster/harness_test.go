@@ -19,6 +19,7 @@ import (
 	"github.com/openrath/rath"
 	"github.com/openrath/rath/cluster"
 	"github.com/openrath/rath/internal/pgtest"
+	"github.com/openrath/rath/internal/syncbuf"
 	"github.com/openrath/rath/session"
 
 	_ "github.com/openrath/rath/examples/14_cluster" // the "cluster" workflow, also in the binary
@@ -121,22 +122,7 @@ type proc struct {
 	done chan error
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer = syncbuf.Buffer
 
 func (e *env) command(args ...string) *exec.Cmd { return e.commandFrom(rathBin, args...) }
 

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -17,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/openrath/rath/internal/syncbuf"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
 )
@@ -243,22 +243,7 @@ func artifactDir(t *testing.T) string {
 }
 
 // lockedBuffer collects the browser's output for failure reports.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+type lockedBuffer = syncbuf.Buffer
 
 // newBrowser starts a headless Chromium with a fresh profile for the test.
 func newBrowser(t *testing.T) context.Context {

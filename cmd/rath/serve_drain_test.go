@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"net"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/openrath/rath/internal/syncbuf"
 )
 
 // TestServeWorkerDrainsOnSIGTERM: `rath serve --worker` stops on SIGTERM
@@ -45,19 +45,4 @@ func TestServeWorkerDrainsOnSIGTERM(t *testing.T) {
 }
 
 // lockedBuffer is a buffer a process writes to while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer = syncbuf.Buffer

@@ -30,6 +30,7 @@ import (
 	"github.com/openrath/rath/export"
 	"github.com/openrath/rath/export/otel"
 	"github.com/openrath/rath/internal/pgtest"
+	"github.com/openrath/rath/internal/syncbuf"
 	"github.com/openrath/rath/secret"
 	"github.com/openrath/rath/session"
 	"github.com/openrath/rath/store"
@@ -68,22 +69,7 @@ func canary(t *testing.T, what string) string {
 }
 
 // lockedBuffer is a buffer loggers write to from many goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) Bytes() []byte {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return bytes.Clone(l.b.Bytes())
-}
+type lockedBuffer = syncbuf.Buffer
 
 // scan runs every example on the store at storeURL (home for the rest),
 // then scans. pgURL, if set, is the store's PostgreSQL database, dumped

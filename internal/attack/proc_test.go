@@ -10,10 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/openrath/rath/internal/syncbuf"
 )
 
 // buildRath builds the rath binary into dir, without the race detector.
@@ -71,22 +72,7 @@ func (a *attack) mustCLI(t *testing.T, args ...string) string {
 }
 
 // syncBuffer is a process's log, written by it and read by the probes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = syncbuf.Buffer
 
 // server is one `rath serve` process.
 type server struct {
